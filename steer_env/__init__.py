@@ -1,0 +1,24 @@
+"""steer-env: Craig Reynolds' steering behaviors as vectorized physics and Gymnasium envs.
+
+The library (``physics``, ``behaviors``, ``combine``, ``neighbors``, ``vecmath``) is pure
+numpy and imports neither Gymnasium nor pygame; importing the package also registers the
+environments ``steer_env/Pursuit-v0`` and ``steer_env/Evasion-v0`` with Gymnasium.
+"""
+
+from steer_env import behaviors, combine, vecmath
+from steer_env.neighbors import Neighbors, find_neighbors
+from steer_env.physics import VehicleParams, Vehicles, integrate
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Neighbors",
+    "VehicleParams",
+    "Vehicles",
+    "__version__",
+    "behaviors",
+    "combine",
+    "find_neighbors",
+    "integrate",
+    "vecmath",
+]

@@ -1,0 +1,605 @@
+"""The classic steering behaviours as pure functions over arrays.
+
+Every behaviour returns a **steering force** ``(..., 2)``: Reynolds' *desired velocity minus
+current velocity* (Reynolds 1999, "Steering Behaviors For Autonomous Characters", GDC).
+It is a force request in newtons; :func:`steer_env.physics.integrate` truncates it to the
+vehicle's ``max_force``. Nothing is mutated; stateful behaviours (wander) return their new
+state.
+
+Shapes: positions, velocities and headings are ``(..., 2)``; per-vehicle scalars such as
+``max_speed`` are ``(...)``; targets broadcast against positions, so ``seek(p, v, [3, 4], s)``
+seeks one point with every vehicle. Units: m, s, m/s, N (see :mod:`steer_env.physics`).
+
+Where the literature offers variants, this module picks (and says so in each docstring)
+Reynolds' definitions, with the parameters of Buckland's *Programming Game AI by Example*
+(2005, ch. 3) where Reynolds leaves them open. Inputs are not validated here (hot path);
+:class:`steer_env.physics.Vehicles` and the environments validate once at construction.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from steer_env import vecmath
+from steer_env.neighbors import Neighbors
+
+Array = NDArray[np.float64]
+
+_GOLDEN_ANGLE = np.pi * (3.0 - np.sqrt(5.0))
+
+
+def _f(x: ArrayLike) -> Array:
+    return np.asarray(x, dtype=np.float64)
+
+
+def _per_vehicle(value: ArrayLike, n: int) -> Array:
+    """A per-vehicle scalar, flattened to ``(n,)`` to match flattened neighbour pairs."""
+    return np.broadcast_to(_f(value).reshape(-1), (n,))
+
+
+def _masked(force: Array, active: Array) -> Array:
+    return np.where(active[..., None], force, 0.0)
+
+
+# --- seek / flee / arrive
+def seek(
+    position: ArrayLike, velocity: ArrayLike, target: ArrayLike, max_speed: ArrayLike
+) -> Array:
+    """Steer towards ``target`` at full speed.
+
+    ``desired = max_speed * (target - position) / |target - position|``;
+    returns ``desired - velocity``. At the target itself the desired velocity is zero
+    (the force brakes).
+    """
+    desired = vecmath.set_magnitude(_f(target) - _f(position), max_speed)
+    return desired - _f(velocity)
+
+
+def flee(
+    position: ArrayLike,
+    velocity: ArrayLike,
+    threat: ArrayLike,
+    max_speed: ArrayLike,
+    panic_distance: ArrayLike | None = None,
+) -> Array:
+    """Steer directly away from ``threat`` at full speed (the mirror of :func:`seek`).
+
+    With ``panic_distance`` (m), vehicles farther than that from the threat get zero force
+    (Buckland's ``PanicDistance``).
+    """
+    away = _f(position) - _f(threat)
+    force = vecmath.set_magnitude(away, max_speed) - _f(velocity)
+    if panic_distance is None:
+        return force
+    return _masked(force, vecmath.length(away) <= _f(panic_distance))
+
+
+def arrive(
+    position: ArrayLike,
+    velocity: ArrayLike,
+    target: ArrayLike,
+    max_speed: ArrayLike,
+    slowing_radius: ArrayLike,
+    max_deceleration: ArrayLike | None = None,
+) -> Array:
+    """Seek that slows down inside ``slowing_radius`` (m) and stops at the target.
+
+    Reynolds' ramp: ``desired_speed = max_speed * min(1, d / slowing_radius)`` where ``d``
+    is the distance to the target, so the desired velocity shrinks linearly to zero at the
+    target and the vehicle comes to rest there without orbiting.
+
+    The ramp is feasible (no overshoot) when the vehicle can brake as hard as it asks:
+    ``max_speed**2 / slowing_radius <= max_force / mass``. Pass ``max_deceleration``
+    (m/s^2, usually ``max_force / mass``) to also cap the desired speed at the braking
+    speed ``sqrt(2 * max_deceleration * d)``, which keeps arrive overshoot-free with any
+    slowing radius.
+    """
+    offset = _f(target) - _f(position)
+    d = vecmath.length(offset)
+    speed = _f(max_speed) * np.minimum(1.0, d / _f(slowing_radius))
+    if max_deceleration is not None:
+        speed = np.minimum(speed, np.sqrt(2.0 * _f(max_deceleration) * d))
+    desired = vecmath.set_magnitude(offset, speed)
+    return desired - _f(velocity)
+
+
+# --- pursuit / evade
+def predict_position(
+    position: ArrayLike,
+    max_speed: ArrayLike,
+    target_position: ArrayLike,
+    target_velocity: ArrayLike,
+    max_prediction_time: ArrayLike | None = None,
+) -> Array:
+    """Where a target will be after the look-ahead time ``T = d / (max_speed + target_speed)``
+    (Buckland's estimate: the time to close the distance ``d`` if both moved head-on),
+    capped at ``max_prediction_time`` seconds when given."""
+    tp = _f(target_position)
+    tv = _f(target_velocity)
+    d = vecmath.length(tp - _f(position))
+    look_ahead = d / (_f(max_speed) + vecmath.length(tv))
+    if max_prediction_time is not None:
+        look_ahead = np.minimum(look_ahead, _f(max_prediction_time))
+    return tp + tv * look_ahead[..., None]
+
+
+def pursuit_target(
+    position: ArrayLike,
+    velocity: ArrayLike,
+    max_speed: ArrayLike,
+    target_position: ArrayLike,
+    target_velocity: ArrayLike,
+    max_prediction_time: ArrayLike | None = None,
+) -> Array:
+    """The point :func:`pursuit` seeks: the target's predicted position, or its current
+    position when it is ahead and coming straight at the pursuer (headings within ~18
+    degrees of opposite, Buckland's ``RelativeHeading < -0.95`` test), where prediction
+    only adds error."""
+    p = _f(position)
+    tp = _f(target_position)
+    tv = _f(target_velocity)
+    heading = vecmath.normalize(velocity)
+    target_heading = vecmath.normalize(tv)
+    to_target = tp - p
+    ahead = np.einsum("...k,...k->...", to_target, heading) > 0
+    head_on = np.einsum("...k,...k->...", heading, target_heading) < -0.95
+    predicted = predict_position(p, max_speed, tp, tv, max_prediction_time)
+    direct = ahead & head_on
+    return np.where(direct[..., None], np.broadcast_to(tp, predicted.shape), predicted)
+
+
+def pursuit(
+    position: ArrayLike,
+    velocity: ArrayLike,
+    max_speed: ArrayLike,
+    target_position: ArrayLike,
+    target_velocity: ArrayLike,
+    max_prediction_time: ArrayLike | None = None,
+) -> Array:
+    """Seek the target's predicted future position (Reynolds' pursuit; see
+    :func:`pursuit_target` for the prediction)."""
+    aim = pursuit_target(
+        position, velocity, max_speed, target_position, target_velocity, max_prediction_time
+    )
+    return seek(position, velocity, aim, max_speed)
+
+
+def evade(
+    position: ArrayLike,
+    velocity: ArrayLike,
+    max_speed: ArrayLike,
+    threat_position: ArrayLike,
+    threat_velocity: ArrayLike,
+    threat_range: ArrayLike | None = None,
+    max_prediction_time: ArrayLike | None = None,
+) -> Array:
+    """Flee the threat's predicted future position (Reynolds' evasion, the mirror of
+    :func:`pursuit`, with the same look-ahead). Threats farther than ``threat_range`` (m)
+    are ignored (zero force), as in Buckland's ``Evade``."""
+    predicted = predict_position(
+        position, max_speed, threat_position, threat_velocity, max_prediction_time
+    )
+    force = flee(position, velocity, predicted, max_speed)
+    if threat_range is None:
+        return force
+    d = vecmath.length(_f(threat_position) - _f(position))
+    return _masked(force, d <= _f(threat_range))
+
+
+# --- wander
+def wander(
+    position: ArrayLike,
+    velocity: ArrayLike,
+    heading: ArrayLike,
+    max_speed: ArrayLike,
+    wander_target: ArrayLike,
+    *,
+    radius: float,
+    distance: float,
+    jitter: float,
+    dt: float,
+    rng: np.random.Generator | None = None,
+    noise: ArrayLike | None = None,
+) -> tuple[Array, Array]:
+    """Buckland's wander: a target jittered on a circle projected ahead of the vehicle.
+
+    ``wander_target`` (``(..., 2)``, m, in the vehicle's local frame, relative to the
+    circle's centre) is the state. Each call adds a random displacement uniform in
+    ``[-jitter*dt, jitter*dt]`` per axis (``jitter`` in m/s, Buckland's
+    ``WanderJitterPerSec``), projects the result back onto the circle of ``radius`` m, and
+    places the circle ``distance`` m ahead of the vehicle. The vehicle seeks that point.
+    Because the target moves by at most ``jitter * dt * sqrt(2)`` per step, the heading
+    changes smoothly.
+
+    Randomness comes only from ``rng`` (a :class:`numpy.random.Generator`) or from
+    ``noise``, pre-drawn uniform values in ``[-1, 1]`` of shape ``(..., 2)``: give exactly
+    one of them.
+
+    Returns ``(force, new_wander_target)``.
+    """
+    target = _f(wander_target)
+    if (rng is None) == (noise is None):
+        raise ValueError("wander needs exactly one of rng (a numpy Generator) or noise")
+    if noise is None:
+        noise = rng.uniform(-1.0, 1.0, size=target.shape)
+    moved = target + _f(noise) * (jitter * dt)
+    on_circle = vecmath.set_magnitude(moved, radius)
+    # A target jittered exactly onto the centre has no direction: restart it straight ahead.
+    degenerate = vecmath.length(moved) <= vecmath.TINY
+    if np.any(degenerate):
+        on_circle = np.where(degenerate[..., None], np.array([radius, 0.0]), on_circle)
+    local = on_circle + np.array([distance, 0.0])
+    world = vecmath.point_to_world(local, position, heading)
+    return seek(position, velocity, world, max_speed), on_circle
+
+
+def wander_world_target(
+    position: ArrayLike, heading: ArrayLike, wander_target: ArrayLike, distance: float
+) -> Array:
+    """World position of the wander target (for debug drawing)."""
+    local = _f(wander_target) + np.array([distance, 0.0])
+    return vecmath.point_to_world(local, position, heading)
+
+
+# --- flocking
+def _pair_tiebreak(i: NDArray[np.intp], j: NDArray[np.intp]) -> Array:
+    """Unit push for vehicle ``i`` away from a coincident ``j``: antisymmetric in (i, j) and
+    deterministic, so two boids on the same spot separate instead of producing NaN."""
+    lo = np.minimum(i, j).astype(np.float64)
+    hi = np.maximum(i, j).astype(np.float64)
+    angle = _GOLDEN_ANGLE * (lo * 7919.0 + hi)
+    sign = np.where(i < j, 1.0, -1.0)
+    return np.stack((np.cos(angle), np.sin(angle)), axis=-1) * sign[:, None]
+
+
+def separation(
+    velocity: ArrayLike,
+    max_speed: ArrayLike,
+    neighbors: Neighbors,
+    min_distance: float = 1e-3,
+) -> Array:
+    """Steer away from neighbours, each weighted by the inverse of its distance.
+
+    Push direction: ``sum_j -offset_ij / d_ij**2`` (Buckland's ``Separation``: unit vector
+    away from each neighbour divided by its distance), with ``d_ij`` floored at
+    ``min_distance`` m so the weight stays finite. Coincident neighbours (``d == 0``, where
+    OpenSteer divides by zero) push along a deterministic, antisymmetric direction.
+    The desired velocity is ``max_speed`` along the push; vehicles without neighbours get
+    zero force. ``velocity`` is ``(N, 2)`` flattened like ``neighbors``.
+    """
+    v = _f(velocity).reshape(-1, 2)
+    d = np.maximum(neighbors.distance, min_distance)
+    push = -neighbors.offset / (d * d)[:, None]
+    coincident = neighbors.distance <= vecmath.TINY
+    if np.any(coincident):
+        tb = _pair_tiebreak(neighbors.i[coincident], neighbors.j[coincident])
+        push[coincident] = tb / min_distance
+    total = neighbors.sum(push)
+    ms = _per_vehicle(max_speed, v.shape[0])
+    force = vecmath.set_magnitude(total, ms) - v
+    return _masked(force, neighbors.count() > 0)
+
+
+def alignment(
+    velocity: ArrayLike,
+    heading: ArrayLike,
+    max_speed: ArrayLike,
+    neighbors: Neighbors,
+) -> Array:
+    """Steer to match the neighbours' average heading, at full speed.
+
+    ``desired = max_speed * normalize(mean_j heading_j)`` (Reynolds 1987; Buckland averages
+    headings rather than velocities, so stopped neighbours still count). Vehicles without
+    neighbours get zero force. Arrays are ``(N, 2)`` flattened like ``neighbors``.
+    """
+    v = _f(velocity).reshape(-1, 2)
+    h = _f(heading).reshape(-1, 2)
+    mean_heading = neighbors.sum(h[neighbors.j])
+    ms = _per_vehicle(max_speed, v.shape[0])
+    force = vecmath.set_magnitude(mean_heading, ms) - v
+    return _masked(force, neighbors.count() > 0)
+
+
+def cohesion(
+    velocity: ArrayLike,
+    max_speed: ArrayLike,
+    neighbors: Neighbors,
+) -> Array:
+    """Seek the centre of mass of the neighbours (Reynolds 1987). Vehicles without neighbours
+    get zero force. ``velocity`` is ``(N, 2)`` flattened like ``neighbors``."""
+    v = _f(velocity).reshape(-1, 2)
+    count = neighbors.count()
+    mean_offset = neighbors.sum(neighbors.offset) / np.maximum(count, 1)[:, None]
+    ms = _per_vehicle(max_speed, v.shape[0])
+    force = vecmath.set_magnitude(mean_offset, ms) - v
+    return _masked(force, count > 0)
+
+
+# --- walls and obstacles
+def feelers(
+    position: ArrayLike,
+    heading: ArrayLike,
+    length: float,
+    side_angle: float = np.pi / 4,
+    side_scale: float = 0.5,
+) -> Array:
+    """Tips of Buckland's three wall feelers, ``(..., 3, 2)`` m: one ``length`` m straight
+    ahead and two of ``length * side_scale`` m at +/- ``side_angle`` radians."""
+    p = _f(position)
+    h = _f(heading)
+    c, s = np.cos(side_angle), np.sin(side_angle)
+    left = vecmath.vector_to_world(np.array([c, s]), h)
+    right = vecmath.vector_to_world(np.array([c, -s]), h)
+    dirs = np.stack(
+        (h * length, left * (length * side_scale), right * (length * side_scale)), axis=-2
+    )
+    return p[..., None, :] + dirs
+
+
+def wall_avoidance(
+    position: ArrayLike,
+    velocity: ArrayLike,
+    heading: ArrayLike,
+    max_speed: ArrayLike,
+    bounds: ArrayLike,
+    feeler_length: float,
+    side_angle: float = np.pi / 4,
+    side_scale: float = 0.5,
+) -> Array:
+    """Stay inside the axis-aligned box ``bounds = (xmin, ymin, xmax, ymax)`` (m).
+
+    Detection uses Buckland's three feelers (:func:`feelers`); the response is Reynolds'
+    *containment*: for each wall a feeler pokes through, the desired velocity keeps its
+    component along the wall and points away from the wall at ``max_speed``, so the
+    steering force ``desired - velocity`` first cancels the motion towards the wall and
+    then pushes back. Vehicles whose feelers are all inside get zero force.
+
+    The box keeps a vehicle inside when ``feeler_length`` exceeds its braking distance
+    ``max_speed**2 * mass / (2 * max_force)`` plus one step of travel.
+    """
+    xmin, ymin, xmax, ymax = (float(b) for b in np.asarray(bounds, dtype=np.float64))
+    v = _f(velocity)
+    tips = feelers(position, heading, feeler_length, side_angle, side_scale)
+    over_lo = np.stack((xmin - tips[..., 0], ymin - tips[..., 1]), axis=-1).max(axis=-2) > 0
+    over_hi = np.stack((tips[..., 0] - xmax, tips[..., 1] - ymax), axis=-1).max(axis=-2) > 0
+    ms = _f(max_speed)[..., None]
+    desired = np.where(over_lo, ms, np.where(over_hi, -ms, v))
+    return np.where(over_lo | over_hi, desired - v, 0.0)
+
+
+def obstacle_avoidance(
+    position: ArrayLike,
+    velocity: ArrayLike,
+    heading: ArrayLike,
+    max_speed: ArrayLike,
+    radius: ArrayLike,
+    obstacle_center: ArrayLike,
+    obstacle_radius: ArrayLike,
+    min_detection_length: float,
+    braking_weight: float = 0.2,
+) -> Array:
+    """Buckland's detection-box obstacle avoidance for circular obstacles.
+
+    The box extends ahead of the vehicle ``min_detection_length * (1 + speed / max_speed)``
+    m long and ``2 * radius`` wide. Of the obstacles (centres ``(M, 2)``, radii ``(M,)``)
+    whose circle, grown by the vehicle's radius, crosses the box, the one whose boundary
+    is nearest along the heading is avoided: a lateral force away from its centre line,
+    stronger the closer it is, plus a braking force along the heading scaled by
+    ``braking_weight``. Lateral strength is ``max_speed * (R - |y|) / R * (1 + (L - x) / L)``
+    for an obstacle at local ``(x, y)`` with grown radius ``R``; an obstacle dead ahead is
+    passed on the left (+side). Zero force when the box is clear.
+    """
+    p = _f(position)
+    h = _f(heading)
+    centers = _f(obstacle_center).reshape(-1, 2)
+    radii = _f(obstacle_radius).reshape(-1)
+    if centers.shape[0] == 0:
+        return np.zeros(np.broadcast_shapes(p.shape, _f(velocity).shape))
+    speed = vecmath.length(velocity)
+    box = min_detection_length * (1.0 + speed / _f(max_speed))  # (...)
+    local = vecmath.point_to_local(centers, p[..., None, :], h[..., None, :])  # (..., M, 2)
+    grown = radii + _f(radius)[..., None]  # (..., M)
+    lx, ly = local[..., 0], local[..., 1]
+    hit = (lx + grown >= 0) & (lx - grown <= box[..., None]) & (np.abs(ly) < grown)
+    half_chord = np.sqrt(np.maximum(grown * grown - ly * ly, 0.0))
+    near_x = np.where(lx - half_chord > 0, lx - half_chord, lx + half_chord)
+    near_x = np.where(hit, near_x, np.inf)
+    k = np.argmin(near_x, axis=-1)
+    any_hit = np.take_along_axis(hit, k[..., None], axis=-1)[..., 0]
+    ox = np.take_along_axis(lx, k[..., None], axis=-1)[..., 0]
+    oy = np.take_along_axis(ly, k[..., None], axis=-1)[..., 0]
+    orad = np.take_along_axis(grown, k[..., None], axis=-1)[..., 0]
+    multiplier = 1.0 + np.clip(box - ox, 0.0, None) / box
+    away = np.where(oy > 0, -1.0, 1.0)
+    lateral = away * _f(max_speed) * (orad - np.abs(oy)) / orad * multiplier
+    braking = -braking_weight * speed * np.clip((box - (ox - orad)) / box, 0.0, 1.0)
+    force = vecmath.vector_to_world(np.stack((braking, lateral), axis=-1), h)
+    return _masked(force, any_hit)
+
+
+# --- group tactics
+def interpose(
+    position: ArrayLike,
+    velocity: ArrayLike,
+    max_speed: ArrayLike,
+    a_position: ArrayLike,
+    a_velocity: ArrayLike,
+    b_position: ArrayLike,
+    b_velocity: ArrayLike,
+    slowing_radius: ArrayLike,
+) -> Array:
+    """Arrive at the midpoint between two moving agents ``a`` and ``b``, predicted ``T``
+    seconds ahead where ``T`` is the time to reach today's midpoint at ``max_speed``
+    (Buckland's ``Interpose``)."""
+    ap, bp = _f(a_position), _f(b_position)
+    mid = 0.5 * (ap + bp)
+    t = vecmath.length(mid - _f(position)) / _f(max_speed)
+    future_mid = 0.5 * (ap + _f(a_velocity) * t[..., None] + bp + _f(b_velocity) * t[..., None])
+    return arrive(position, velocity, future_mid, max_speed, slowing_radius)
+
+
+def hiding_spots(
+    hunter_position: ArrayLike,
+    obstacle_center: ArrayLike,
+    obstacle_radius: ArrayLike,
+    distance_from_boundary: float,
+) -> Array:
+    """``(..., M, 2)`` points behind each obstacle as seen from the hunter, each
+    ``distance_from_boundary`` m beyond the obstacle's edge (Buckland's
+    ``GetHidingPosition``)."""
+    c = _f(obstacle_center).reshape(-1, 2)
+    r = _f(obstacle_radius).reshape(-1)
+    hunter = _f(hunter_position)[..., None, :]
+    away = vecmath.normalize(c - hunter)
+    return c + away * (r + distance_from_boundary)[..., None]
+
+
+def hide(
+    position: ArrayLike,
+    velocity: ArrayLike,
+    max_speed: ArrayLike,
+    hunter_position: ArrayLike,
+    hunter_velocity: ArrayLike,
+    obstacle_center: ArrayLike,
+    obstacle_radius: ArrayLike,
+    slowing_radius: ArrayLike,
+    distance_from_boundary: float = 1.0,
+) -> Array:
+    """Arrive at the nearest hiding spot (:func:`hiding_spots`) behind an obstacle; with no
+    obstacles, evade the hunter (Buckland's ``Hide``)."""
+    centers = _f(obstacle_center).reshape(-1, 2)
+    if centers.shape[0] == 0:
+        return evade(position, velocity, max_speed, hunter_position, hunter_velocity)
+    spots = hiding_spots(hunter_position, centers, obstacle_radius, distance_from_boundary)
+    p = _f(position)
+    spots = np.broadcast_to(
+        spots, (*np.broadcast_shapes(p.shape[:-1], spots.shape[:-2]), *spots.shape[-2:])
+    )
+    d = vecmath.length(spots - p[..., None, :])
+    k = np.argmin(d, axis=-1)
+    best = np.take_along_axis(spots, k[..., None, None], axis=-2)[..., 0, :]
+    return arrive(position, velocity, best, max_speed, slowing_radius)
+
+
+def offset_pursuit(
+    position: ArrayLike,
+    velocity: ArrayLike,
+    max_speed: ArrayLike,
+    leader_position: ArrayLike,
+    leader_velocity: ArrayLike,
+    leader_heading: ArrayLike,
+    offset: ArrayLike,
+    slowing_radius: ArrayLike,
+) -> Array:
+    """Keep station at ``offset`` (m, in the leader's local frame: forward, side) from a
+    leader: arrive at the predicted offset point, with :func:`predict_position`'s
+    look-ahead (Buckland's ``OffsetPursuit``)."""
+    world = vecmath.point_to_world(offset, leader_position, leader_heading)
+    predicted = predict_position(position, max_speed, world, leader_velocity)
+    return arrive(position, velocity, predicted, max_speed, slowing_radius)
+
+
+# --- path following
+def path_target(
+    position: ArrayLike,
+    velocity: ArrayLike,
+    path: ArrayLike,
+    prediction_time: float,
+    look_ahead: float,
+    loop: bool = False,
+) -> Array:
+    """The point :func:`follow_path` steers to: project the vehicle's predicted position
+    (``prediction_time`` s ahead) onto the polyline ``path`` (``(M, 2)`` m, ``M >= 2``), then
+    move ``look_ahead`` m further along the path (wrapping when ``loop``, clamped at the
+    end otherwise)."""
+    pts = _f(path).reshape(-1, 2)
+    if loop:
+        pts = np.concatenate((pts, pts[:1]), axis=0)
+    a, b = pts[:-1], pts[1:]
+    seg = b - a
+    seg_len = vecmath.length(seg)
+    cum = np.concatenate(([0.0], np.cumsum(seg_len)))
+    total = cum[-1]
+    future = _f(position) + _f(velocity) * prediction_time
+    rel = future[..., None, :] - a  # (..., S, 2)
+    t = np.einsum("...sk,sk->...s", rel, seg) / np.maximum(seg_len * seg_len, vecmath.TINY)
+    t = np.clip(t, 0.0, 1.0)
+    proj = a + seg * t[..., None]
+    dist = vecmath.length(future[..., None, :] - proj)
+    k = np.argmin(dist, axis=-1)
+    s = cum[k] + np.take_along_axis(t, k[..., None], axis=-1)[..., 0] * seg_len[k] + look_ahead
+    s = np.mod(s, total) if loop else np.minimum(s, total)
+    m = np.clip(np.searchsorted(cum, s, side="right") - 1, 0, len(seg_len) - 1)
+    frac = (s - cum[m]) / np.maximum(seg_len[m], vecmath.TINY)
+    return a[m] + seg[m] * frac[..., None]
+
+
+def follow_path(
+    position: ArrayLike,
+    velocity: ArrayLike,
+    max_speed: ArrayLike,
+    path: ArrayLike,
+    prediction_time: float = 0.5,
+    look_ahead: float = 2.0,
+    loop: bool = False,
+) -> Array:
+    """Reynolds' path following, as a moving target on the path.
+
+    The vehicle arrives at :func:`path_target` with a slowing radius of ``look_ahead``: in
+    mid-path the target stays ``look_ahead`` m ahead so the vehicle cruises at full speed,
+    and an open path's end is approached as :func:`arrive` does, stopping on its last point.
+    """
+    aim = path_target(position, velocity, path, prediction_time, look_ahead, loop)
+    return arrive(position, velocity, aim, max_speed, look_ahead)
+
+
+# --- unaligned collision avoidance
+def unaligned_collision_avoidance(
+    position: ArrayLike,
+    velocity: ArrayLike,
+    heading: ArrayLike,
+    max_speed: ArrayLike,
+    radius: ArrayLike,
+    neighbors: Neighbors,
+    time_horizon: float,
+) -> Array:
+    """Reynolds' unaligned collision avoidance (OpenSteer's ``steerToAvoidNeighbors``).
+
+    For each vehicle, predict the time of closest approach ``t`` to each neighbour under
+    constant velocities; among neighbours with ``0 < t <= time_horizon`` s whose predicted
+    separation is below the sum of the radii, take the soonest. Steer sideways away from
+    where that neighbour will be and adjust speed: slow down if it will be ahead, speed up
+    if it will be behind. Zero force when no collision is predicted. Arrays are ``(N, ...)``
+    flattened like ``neighbors`` (build them with a radius of about
+    ``2 * max_speed * time_horizon``).
+    """
+    p = _f(position).reshape(-1, 2)
+    v = _f(velocity).reshape(-1, 2)
+    h = _f(heading).reshape(-1, 2)
+    r = _per_vehicle(radius, p.shape[0])
+    ms = _per_vehicle(max_speed, p.shape[0])
+    i, j = neighbors.i, neighbors.j
+    dp = neighbors.offset
+    dv = v[j] - v[i]
+    dv2 = np.einsum("pk,pk->p", dv, dv)
+    t = np.divide(-np.einsum("pk,pk->p", dp, dv), dv2, out=np.zeros_like(dv2), where=dv2 > 1e-12)
+    miss = dp + dv * t[:, None]
+    threat = (t > 0) & (t <= time_horizon) & (vecmath.length(miss) < r[i] + r[j])
+    soonest = np.full(p.shape[0], np.inf)
+    np.minimum.at(soonest, i[threat], t[threat])
+    chosen = threat & (t == soonest[i])
+    # One threat per vehicle: keep the first pair of each i among ties.
+    ci = i[chosen]
+    first = np.unique(ci, return_index=True)[1]
+    idx = np.nonzero(chosen)[0][first]
+    who = i[idx]
+    future_other = p[j[idx]] + v[j[idx]] * t[idx, None]
+    future_self = p[who] + v[who] * t[idx, None]
+    rel_local = vecmath.vector_to_local(future_other - future_self, h[who])
+    side = np.where(rel_local[:, 1] > 0, -1.0, 1.0)
+    ahead = vecmath.vector_to_local(p[j[idx]] - p[who], h[who])[:, 0] > 0
+    forward = np.where(ahead, -0.5, 0.5)
+    force = np.zeros_like(p)
+    force[who] = vecmath.vector_to_world(np.stack((forward, side), axis=-1), h[who]) * ms[who, None]
+    return force
