@@ -9,9 +9,15 @@ from steer_env import behaviors, combine, vecmath
 from steer_env.neighbors import Neighbors, find_neighbors
 from steer_env.physics import VehicleParams, Vehicles, integrate
 
+# Registers the Gymnasium environments (after the pure-numpy library above).
+from steer_env.envs import ENV_IDS, EvasionEnv, PursuitEnv  # noqa: E402  isort: skip
+
 __version__ = "0.1.0"
 
 __all__ = [
+    "ENV_IDS",
+    "EvasionEnv",
+    "PursuitEnv",
     "Neighbors",
     "VehicleParams",
     "Vehicles",

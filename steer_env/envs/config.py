@@ -1,0 +1,152 @@
+"""Validated configuration of the pursuit/evasion tasks.
+
+Every keyword argument accepted by ``gym.make("steer_env/Pursuit-v0", ...)`` and
+``gym.make("steer_env/Evasion-v0", ...)`` is a field of :class:`TaskConfig`. Unknown names
+and out-of-range values raise ``ValueError`` naming the argument and what it accepts.
+
+Units: metres, seconds, kilograms, newtons.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class TaskConfig:
+    """Parameters of a pursuit/evasion task (see the env docstrings for defaults per task)."""
+
+    n_opponents: int = 1  #: scripted opponents (evaders in Pursuit, pursuers in Evasion)
+    arena_size: float = 25.0  #: side of the square arena, m; the arena is [-s/2, s/2]^2
+    dt: float = 0.1  #: physics and decision step, s
+    time_limit: int = 100  #: episode length, steps
+    capture_radius: float = 0.8  #: capture when a pursuer's centre is this close to an evader's, m
+    min_start_distance: float = 6.0  #: initial distance between the agent and every opponent, m
+    vehicle_radius: float = 0.3  #: body radius of every vehicle, m (walls and drawing)
+    agent_max_speed: float = 3.0  #: m/s
+    agent_max_force: float = 6.0  #: N
+    agent_mass: float = 1.0  #: kg
+    opponent_max_speed: float = 3.0  #: m/s
+    opponent_max_force: float = 6.0  #: N
+    opponent_mass: float = 1.0  #: kg
+    max_observed_opponents: int = 0  #: opponent slots in the observation; 0 means n_opponents
+    reward_shaping: bool = True  #: add the potential-based distance term
+    shaping_scale: float = 1.0  #: potential = -/+ shaping_scale * distance / arena diagonal
+    shaping_gamma: float = 0.99  #: discount used in the shaping term (match the learner's)
+    # Scripted opponents (Reynolds behaviours combined by Buckland's prioritized running sum).
+    wall_weight: float = 3.0  #: weight of wall avoidance (first priority)
+    feeler_length: float = 2.0  #: wall feeler length, m
+    evade_weight: float = 1.0  #: evaders: weight of evade
+    threat_range: float = 8.0  #: evaders: pursuers farther than this are ignored, m
+    wander_weight: float = 1.0  #: evaders: weight of wander when unthreatened
+    wander_radius: float = 1.0  #: m
+    wander_distance: float = 2.0  #: m
+    wander_jitter: float = 8.0  #: m/s
+    pursuit_weight: float = 1.0  #: pursuers: weight of pursuit
+    separation_weight: float = 1.0  #: pursuers: weight of separation from other pursuers
+    separation_radius: float = 3.0  #: pursuers: separation neighbourhood, m
+    max_prediction_time: float = 3.0  #: cap on pursuit/evade look-ahead, s
+
+    @property
+    def observed_opponents(self) -> int:
+        return self.max_observed_opponents or self.n_opponents
+
+    @property
+    def half_size(self) -> float:
+        return self.arena_size / 2.0
+
+    @property
+    def diagonal(self) -> float:
+        return self.arena_size * math.sqrt(2.0)
+
+
+# name -> (type, low, high, low inclusive, description of what is accepted)
+_RANGES: dict[str, tuple[type, float, float, bool]] = {
+    "n_opponents": (int, 1, 32, True),
+    "arena_size": (float, 2.0, 1e4, True),
+    "dt": (float, 0.0, 1.0, False),
+    "time_limit": (int, 1, 10**7, True),
+    "capture_radius": (float, 0.0, math.inf, False),
+    "min_start_distance": (float, 0.0, math.inf, True),
+    "vehicle_radius": (float, 0.0, math.inf, False),
+    "agent_max_speed": (float, 0.0, math.inf, False),
+    "agent_max_force": (float, 0.0, math.inf, False),
+    "agent_mass": (float, 0.0, math.inf, False),
+    "opponent_max_speed": (float, 0.0, math.inf, False),
+    "opponent_max_force": (float, 0.0, math.inf, False),
+    "opponent_mass": (float, 0.0, math.inf, False),
+    "max_observed_opponents": (int, 0, 32, True),
+    "shaping_scale": (float, 0.0, math.inf, True),
+    "shaping_gamma": (float, 0.0, 1.0, False),
+    "wall_weight": (float, 0.0, math.inf, True),
+    "feeler_length": (float, 0.0, math.inf, False),
+    "evade_weight": (float, 0.0, math.inf, True),
+    "threat_range": (float, 0.0, math.inf, False),
+    "wander_weight": (float, 0.0, math.inf, True),
+    "wander_radius": (float, 0.0, math.inf, False),
+    "wander_distance": (float, 0.0, math.inf, True),
+    "wander_jitter": (float, 0.0, math.inf, True),
+    "pursuit_weight": (float, 0.0, math.inf, True),
+    "separation_weight": (float, 0.0, math.inf, True),
+    "separation_radius": (float, 0.0, math.inf, False),
+    "max_prediction_time": (float, 0.0, math.inf, False),
+}
+
+FIELDS = tuple(f.name for f in dataclasses.fields(TaskConfig))
+
+
+def _describe(low: float, high: float, low_inclusive: bool) -> str:
+    lo = "[" if low_inclusive else "("
+    hi = "inf)" if math.isinf(high) else f"{high:g}]"
+    return f"{lo}{low:g}, {hi}"
+
+
+def _check(name: str, value: Any) -> Any:
+    if name == "reward_shaping":
+        if not isinstance(value, bool):
+            raise ValueError(f"reward_shaping must be True or False, got {value!r}")
+        return value
+    kind, low, high, low_inclusive = _RANGES[name]
+    accepted = f"{'an integer' if kind is int else 'a number'} in {_describe(low, high, low_inclusive)}"
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ValueError(f"{name} must be {accepted}, got {value!r}")
+    if kind is int and float(value) != int(value):
+        raise ValueError(f"{name} must be {accepted}, got {value!r}")
+    value = kind(value)
+    ok = math.isfinite(value) and value <= high and (value >= low if low_inclusive else value > low)
+    if not ok:
+        raise ValueError(f"{name} must be {accepted}, got {value!r}")
+    return value
+
+
+def make_config(defaults: TaskConfig, overrides: dict[str, Any]) -> TaskConfig:
+    """``defaults`` with ``overrides`` applied, every value and the combination validated."""
+    unknown = sorted(set(overrides) - set(FIELDS))
+    if unknown:
+        raise ValueError(
+            f"unknown argument(s) {', '.join(map(repr, unknown))}; accepted arguments: "
+            f"{', '.join(FIELDS)}"
+        )
+    values = {name: _check(name, v) for name, v in overrides.items()}
+    cfg = dataclasses.replace(defaults, **values)
+    if cfg.capture_radius >= cfg.half_size:
+        raise ValueError(
+            f"capture_radius must be smaller than half the arena_size ({cfg.half_size:g} m), "
+            f"got {cfg.capture_radius!r}"
+        )
+    if cfg.vehicle_radius * 4 >= cfg.arena_size:
+        raise ValueError(
+            f"vehicle_radius must be below arena_size / 4 ({cfg.arena_size / 4:g} m), "
+            f"got {cfg.vehicle_radius!r}"
+        )
+    if cfg.min_start_distance >= cfg.arena_size - 2 * cfg.vehicle_radius:
+        raise ValueError(
+            "min_start_distance must be below arena_size - 2 * vehicle_radius "
+            f"({cfg.arena_size - 2 * cfg.vehicle_radius:g} m), got {cfg.min_start_distance!r}"
+        )
+    if cfg.max_observed_opponents and cfg.max_observed_opponents < 1:
+        raise ValueError("max_observed_opponents must be 0 (all) or >= 1")
+    return cfg

@@ -1,0 +1,803 @@
+"""Behaviour gallery: small scenes that show each steering behaviour with debug overlays.
+
+Run a scene in a window, or render it headless to a GIF / MP4 / PNG::
+
+    python -m steer_env.gallery flocking
+    python -m steer_env.gallery pursuit-evade --out pursuit.gif --steps 300 --seed 3
+    python -m steer_env.gallery --list
+
+Each scene is a function ``rng -> Scene`` that builds :class:`~steer_env.physics.Vehicles`,
+steps them with the library's behaviours at ``DT`` seconds and draws them with
+:class:`~steer_env.rendering.Renderer`, along with what the behaviour is "thinking": seek
+targets and desired velocities, arrive's slowing radius, the wander circle, pursuit's
+predicted intercept point, a boid's neighbourhood, wall feelers, obstacle detection boxes,
+path-following look-ahead targets. All randomness comes from
+``numpy.random.default_rng(seed)``, so a seed always gives the same frames.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+
+from steer_env import behaviors, combine, vecmath
+from steer_env.neighbors import Neighbors, find_neighbors
+from steer_env.physics import Vehicles
+from steer_env.rendering import ROLE_COLORS, PygameNotInstalled, Renderer, Trails
+
+#: Simulation time step, seconds.
+DT = 1.0 / 30.0
+
+Array = NDArray[np.float64]
+Bounds = tuple[float, float, float, float]
+
+C = ROLE_COLORS
+WEIGHTS = [6.0, 1.5, 1.0, 0.5, 1.0]
+
+
+@dataclass
+class Scene:
+    """One gallery scene: world ``bounds`` (m), a ``step()`` advancing the simulation by
+    :data:`DT`, and a ``draw(renderer)`` drawing the current state (between the renderer's
+    ``begin_frame`` and ``finish``). ``caption`` explains the overlays."""
+
+    title: str
+    caption: str
+    bounds: Bounds
+    step: Callable[[], None]
+    draw: Callable[[Renderer], None]
+    vehicles: Vehicles
+
+
+# --- helpers
+def _uniform_points(rng: np.random.Generator, n: int, bounds: Bounds, margin: float) -> Array:
+    xmin, ymin, xmax, ymax = bounds
+    lo = np.array([xmin + margin, ymin + margin])
+    hi = np.array([xmax - margin, ymax - margin])
+    return rng.uniform(lo, hi, size=(n, 2))
+
+
+def _random_velocity(rng: np.random.Generator, n: int, speed: float) -> Array:
+    angle = rng.uniform(0.0, 2.0 * np.pi, size=n)
+    return speed * np.stack((np.cos(angle), np.sin(angle)), axis=1)
+
+
+def _cross(r: Renderer, at: Array, size: float, color: tuple[int, int, int]) -> None:
+    at = np.asarray(at, dtype=np.float64)
+    r.line(at + [-size, -size], at + [size, size], color)
+    r.line(at + [-size, size], at + [size, -size], color)
+
+
+def _trails(r: Renderer, trails: Trails, color: tuple[int, int, int] = C["trail"]) -> None:
+    for k in range(trails.n_vehicles):
+        r.polyline(trails.get(k), color)
+
+
+def _wall_force(v: Vehicles, bounds: Bounds, feeler: float) -> Array:
+    return behaviors.wall_avoidance(
+        v.position, v.velocity, v.heading, v.max_speed, bounds, feeler_length=feeler
+    )
+
+
+# --- scenes
+def scene_seek(rng: np.random.Generator) -> Scene:
+    """Four vehicles seek one target that jumps every 3 s; seek overshoots and circles."""
+    bounds: Bounds = (0.0, 0.0, 40.0, 30.0)
+    n = 4
+    v = Vehicles.create(
+        position=_uniform_points(rng, n, bounds, 3.0),
+        velocity=_random_velocity(rng, n, 3.0),
+        max_speed=8.0,
+        max_force=12.0,
+        radius=0.7,
+    )
+    state = {"target": _uniform_points(rng, 1, bounds, 5.0)[0], "t": 0}
+    trails = Trails(40)
+    trails.reset(v.position)
+
+    def step() -> None:
+        state["t"] += 1
+        if state["t"] % 90 == 0:
+            state["target"] = _uniform_points(rng, 1, bounds, 5.0)[0]
+        force = behaviors.seek(v.position, v.velocity, state["target"], v.max_speed)
+        v.step(force, DT)
+        trails.push(v.position)
+
+    def draw(r: Renderer) -> None:
+        target = state["target"]
+        _trails(r, trails)
+        desired = vecmath.set_magnitude(target - v.position, v.max_speed)
+        r.line(v.position, v.position + 0.5 * desired, C["debug"])
+        r.line(v.position, v.position + 0.5 * v.velocity, C["velocity"])
+        r.circle(target, 0.6, C["target"])
+        _cross(r, target, 0.4, C["target"])
+        r.vehicles(v.position, v.heading, v.radius, C["agent"])
+
+    return Scene(
+        "seek",
+        "violet: desired velocity (max speed to target), white: velocity",
+        bounds,
+        step,
+        draw,
+        v,
+    )
+
+
+def scene_flee(rng: np.random.Generator) -> Scene:
+    """Vehicles flee a moving threat while within its panic distance, brake otherwise, and
+    stay in the box with wall avoidance (prioritized: walls first)."""
+    bounds: Bounds = (0.0, 0.0, 40.0, 30.0)
+    n = 14
+    panic = 8.0
+    v = Vehicles.create(
+        position=_uniform_points(rng, n, bounds, 2.0),
+        max_speed=7.0,
+        max_force=14.0,
+        radius=0.6,
+    )
+    phase = rng.uniform(0.0, 2.0 * np.pi, size=2)
+    state = {"t": 0.0}
+
+    def threat() -> Array:
+        t = state["t"]
+        return np.array(
+            [20.0 + 13.0 * np.sin(0.45 * t + phase[0]), 15.0 + 9.0 * np.sin(0.7 * t + phase[1])]
+        )
+
+    def step() -> None:
+        state["t"] += DT
+        th = threat()
+        forces = [
+            _wall_force(v, bounds, 4.0),
+            behaviors.flee(v.position, v.velocity, th, v.max_speed, panic_distance=panic),
+            -v.velocity,
+        ]
+        v.step(combine.prioritized(forces, [1.0, 1.0, 0.6], v.max_force), DT)
+
+    def draw(r: Renderer) -> None:
+        th = threat()
+        r.circle(th, panic, (*C["pursuer"], 28), 0)
+        r.circle(th, panic, C["pursuer"])
+        r.point(th, C["pursuer"], 6)
+        scared = vecmath.length(v.position - th) <= panic
+        colors = [C["evader"] if s else C["boid"] for s in scared]
+        away = vecmath.set_magnitude(v.position - th, v.max_speed)
+        r.line(v.position[scared], v.position[scared] + 0.4 * away[scared], C["debug"])
+        r.vehicles(v.position, v.heading, v.radius, colors)
+
+    return Scene(
+        "flee",
+        "red circle: panic distance; blue: fleeing, violet: flee direction",
+        bounds,
+        step,
+        draw,
+        v,
+    )
+
+
+def scene_arrive(rng: np.random.Generator) -> Scene:
+    """One vehicle arrives at a target that moves every 4 s: full speed outside the slowing
+    radius, a linear ramp down to rest inside it."""
+    bounds: Bounds = (0.0, 0.0, 40.0, 30.0)
+    slowing = 8.0
+    v = Vehicles.create(
+        position=_uniform_points(rng, 1, bounds, 4.0), max_speed=8.0, max_force=10.0, radius=0.8
+    )
+
+    def new_target() -> Array:
+        for _ in range(100):
+            t = _uniform_points(rng, 1, bounds, 4.0)[0]
+            if vecmath.length(t - v.position[0]) > 14.0:
+                return t
+        return t
+
+    state = {"target": new_target(), "t": 0}
+    trails = Trails(90)
+    trails.reset(v.position)
+
+    def step() -> None:
+        state["t"] += 1
+        if state["t"] % 120 == 0:
+            state["target"] = new_target()
+        force = behaviors.arrive(
+            v.position,
+            v.velocity,
+            state["target"],
+            v.max_speed,
+            slowing,
+            max_deceleration=v.max_force / v.mass,
+        )
+        v.step(force, DT)
+        trails.push(v.position)
+
+    def draw(r: Renderer) -> None:
+        target = state["target"]
+        r.circle(target, slowing, (*C["debug"], 24), 0)
+        r.circle(target, slowing, C["debug"])
+        _cross(r, target, 0.5, C["target"])
+        _trails(r, trails)
+        r.line(v.position, v.position + 0.5 * v.velocity, C["velocity"])
+        r.vehicles(v.position, v.heading, v.radius, C["agent"])
+        px = r.world_to_screen(v.position[0])
+        r.text(f"{v.speed[0]:.1f} m/s", (int(px[0]) + 12, int(px[1]) + 8), size_px=_font(r))
+
+    return Scene(
+        "arrive",
+        "violet circle: slowing radius (speed ramps down to 0 at the target)",
+        bounds,
+        step,
+        draw,
+        v,
+    )
+
+
+def scene_wander(rng: np.random.Generator) -> Scene:
+    """Ten wanderers; the yellow one shows its wander circle and jittered target."""
+    bounds: Bounds = (0.0, 0.0, 60.0, 45.0)
+    n = 10
+    w_radius, w_distance, w_jitter = 1.6, 3.0, 10.0
+    v = Vehicles.create(
+        position=_uniform_points(rng, n, bounds, 5.0),
+        velocity=_random_velocity(rng, n, 2.0),
+        max_speed=5.0,
+        max_force=8.0,
+        radius=0.7,
+    )
+    angle = rng.uniform(0.0, 2.0 * np.pi, size=n)
+    state = {"wt": w_radius * np.stack((np.cos(angle), np.sin(angle)), axis=1)}
+    trails = Trails(60)
+    trails.reset(v.position)
+
+    def step() -> None:
+        wf, state["wt"] = behaviors.wander(
+            v.position,
+            v.velocity,
+            v.heading,
+            v.max_speed,
+            state["wt"],
+            radius=w_radius,
+            distance=w_distance,
+            jitter=w_jitter,
+            dt=DT,
+            rng=rng,
+        )
+        force = combine.prioritized([_wall_force(v, bounds, 5.0), wf], [1.0, 1.0], v.max_force)
+        v.step(force, DT)
+        trails.push(v.position)
+
+    def draw(r: Renderer) -> None:
+        _trails(r, trails)
+        p, h = v.position[0], v.heading[0]
+        center = vecmath.point_to_world([w_distance, 0.0], p, h)
+        target = behaviors.wander_world_target(p, h, state["wt"][0], w_distance)
+        r.line(p, center, C["debug"])
+        r.circle(center, w_radius, C["debug"])
+        r.line(p, target, C["agent"])
+        r.point(target, C["agent"], 4)
+        colors = [C["agent"]] + [C["boid"]] * (n - 1)
+        r.vehicles(v.position, v.heading, v.radius, colors)
+
+    return Scene(
+        "wander",
+        "violet: wander circle ahead of the vehicle; yellow dot: jittered wander target",
+        bounds,
+        step,
+        draw,
+        v,
+    )
+
+
+def scene_pursuit_evade(rng: np.random.Generator) -> Scene:
+    """A pursuer seeks the evader's predicted position; the evader evades within 15 m and
+    wanders otherwise. A capture respawns the evader far away."""
+    bounds: Bounds = (0.0, 0.0, 50.0, 40.0)
+    v = Vehicles.create(
+        position=[[8.0, 8.0], [38.0, 30.0]] + rng.uniform(-3.0, 3.0, size=(2, 2)),
+        velocity=_random_velocity(rng, 2, 2.0),
+        max_speed=[7.0, 6.0],
+        max_force=[10.0, 14.0],
+        radius=[0.9, 0.8],
+    )
+    state = {"wt": np.array([1.5, 0.0]), "captures": 0}
+    trails = Trails(60)
+    trails.reset(v.position)
+
+    def aim() -> Array:
+        p, vel = v.position, v.velocity
+        return behaviors.pursuit_target(p[0], vel[0], v.max_speed[0], p[1], vel[1], 2.0)
+
+    def step() -> None:
+        p, vel, h, ms = v.position, v.velocity, v.heading, v.max_speed
+        walls = _wall_force(v, bounds, 4.0)
+        chase = behaviors.seek(p[0], vel[0], aim(), ms[0])
+        escape = behaviors.evade(p[1], vel[1], ms[1], p[0], vel[0], threat_range=15.0)
+        wf, state["wt"] = behaviors.wander(
+            p[1], vel[1], h[1], ms[1], state["wt"],
+            radius=1.5, distance=3.0, jitter=8.0, dt=DT, rng=rng,
+        )  # fmt: skip
+        f0 = combine.prioritized([walls[0], chase], [1.0, 1.0], v.max_force[0])
+        f1 = combine.prioritized([walls[1], escape, wf], [1.0, 1.0, 0.5], v.max_force[1])
+        v.step(np.stack((f0, f1)), DT)
+        if vecmath.length(v.position[0] - v.position[1]) < v.radius.sum():
+            state["captures"] += 1
+            for _ in range(100):
+                spot = _uniform_points(rng, 1, bounds, 4.0)[0]
+                if vecmath.length(spot - v.position[0]) > 20.0:
+                    break
+            v.position[1] = spot
+            v.velocity[1] = 0.0
+            trails.reset(v.position)
+        else:
+            trails.push(v.position)
+
+    def draw(r: Renderer) -> None:
+        intercept = aim()
+        r.polyline(trails.get(0), C["pursuer"])
+        r.polyline(trails.get(1), C["evader"])
+        r.circle(v.position[1], 15.0, (*C["evader"], 18), 0)
+        r.line(v.position[0], intercept, C["debug"])
+        _cross(r, intercept, 0.6, C["debug"])
+        r.line(v.position[1], v.position[1] + 0.5 * v.velocity[1], C["velocity"])
+        r.vehicles(v.position, v.heading, v.radius, [C["pursuer"], C["evader"]])
+        r.text(f"captures: {state['captures']}", (6, r.height - 2 * _font(r) - 4), size_px=_font(r))
+
+    return Scene(
+        "pursuit-evade",
+        "violet cross: pursuer's predicted intercept; blue disc: evader's threat range",
+        bounds,
+        step,
+        draw,
+        v,
+    )
+
+
+def scene_flocking(rng: np.random.Generator, n: int = 300) -> Scene:
+    """``n`` boids: separation (within 1.8 m) + alignment + cohesion (within 5 m) as a
+    weighted sum, with wall avoidance weighted heavily so the flock stays in the box."""
+    bounds: Bounds = (0.0, 0.0, 80.0, 60.0)
+    view, personal = 5.0, 1.8
+    v = Vehicles.create(
+        position=_uniform_points(rng, n, bounds, 3.0),
+        velocity=_random_velocity(rng, n, 3.0),
+        max_speed=8.0,
+        max_force=14.0,
+        radius=0.5,
+    )
+    state: dict = {"nb": find_neighbors(v.position, view)}
+
+    def step() -> None:
+        nb = find_neighbors(v.position, view)
+        close = nb.distance <= personal
+        near = Neighbors(nb.i[close], nb.j[close], nb.offset[close], nb.distance[close], n)
+        state["nb"] = nb
+        forces = [
+            _wall_force(v, bounds, 4.0),
+            behaviors.separation(v.velocity, v.max_speed, near),
+            behaviors.alignment(v.velocity, v.heading, v.max_speed, nb),
+            behaviors.cohesion(v.velocity, v.max_speed, nb),
+            v.heading * v.max_speed[:, None] - v.velocity,  # cruise at top speed
+        ]
+        v.step(combine.weighted_sum(forces, WEIGHTS, v.max_force), DT)
+
+    def draw(r: Renderer) -> None:
+        nb = state["nb"]
+        mine = nb.j[nb.i == 0]
+        p0 = v.position[0]
+        r.circle(p0, view, (*C["debug"], 30), 0)
+        r.circle(p0, view, C["debug"])
+        r.line(np.broadcast_to(p0, (mine.size, 2)), v.position[mine], C["neighbor"])
+        colors = np.tile(np.array(C["boid"]), (n, 1))
+        colors[mine] = C["neighbor"]
+        colors[0] = C["agent"]
+        r.vehicles(v.position, v.heading, v.radius, colors)
+
+    return Scene(
+        "flocking",
+        f"{n} boids; yellow: one boid, its {view:g} m neighbourhood and neighbours (green)",
+        bounds,
+        step,
+        draw,
+        v,
+    )
+
+
+def _place_obstacles(
+    rng: np.random.Generator, n: int, region: Bounds, gap: float
+) -> tuple[Array, Array]:
+    centers: list[Array] = []
+    radii: list[float] = []
+    for _ in range(2000):
+        if len(centers) == n:
+            break
+        rad = float(rng.uniform(1.4, 3.2))
+        c = _uniform_points(rng, 1, region, rad)[0]
+        if all(vecmath.length(c - o) > rad + ro + gap for o, ro in zip(centers, radii)):
+            centers.append(c)
+            radii.append(rad)
+    return np.array(centers).reshape(-1, 2), np.array(radii)
+
+
+def scene_obstacle_avoidance(rng: np.random.Generator) -> Scene:
+    """Vehicles cross a field of circular obstacles towards goals on the far side, with
+    Buckland's detection box (prioritized: walls, obstacles, then seek)."""
+    bounds: Bounds = (0.0, 0.0, 60.0, 40.0)
+    n = 6
+    min_box = 4.0
+    centers, radii = _place_obstacles(rng, 14, (11.0, 1.0, 49.0, 39.0), 3.0)
+    side = np.where(np.arange(n) % 2 == 0, 0, 1)
+    x0 = np.where(side == 0, 4.0, 56.0)
+    y0 = np.linspace(6.0, 34.0, n) + rng.uniform(-2.0, 2.0, size=n)
+    v = Vehicles.create(
+        position=np.stack((x0, y0), axis=1),
+        velocity=np.stack((np.where(side == 0, 2.0, -2.0), np.zeros(n)), axis=1),
+        max_speed=6.0,
+        max_force=12.0,
+        radius=0.8,
+    )
+
+    def goal_for(s: NDArray[np.intp]) -> Array:
+        gx = np.where(s == 0, 56.0, 4.0)
+        return np.stack((gx, rng.uniform(5.0, 35.0, size=np.size(s))), axis=1)
+
+    state = {"side": side, "goal": goal_for(side)}
+    trails = Trails(45)
+    trails.reset(v.position)
+
+    def box_length() -> Array:
+        return min_box * (1.0 + v.speed / v.max_speed)
+
+    def step() -> None:
+        reached = vecmath.length(state["goal"] - v.position) < 3.0
+        if np.any(reached):
+            state["side"] = np.where(reached, 1 - state["side"], state["side"])
+            state["goal"] = np.where(reached[:, None], goal_for(state["side"]), state["goal"])
+        p, vel, h, ms = v.position, v.velocity, v.heading, v.max_speed
+        forces = [
+            _wall_force(v, bounds, 4.0),
+            behaviors.obstacle_avoidance(p, vel, h, ms, v.radius, centers, radii, min_box),
+            behaviors.seek(p, vel, state["goal"], ms),
+        ]
+        v.step(combine.prioritized(forces, [1.0, 1.0, 0.7], v.max_force), DT)
+        trails.push(v.position)
+
+    def draw(r: Renderer) -> None:
+        p, h = v.position, v.heading
+        length = box_length()
+        local = vecmath.point_to_local(centers, p[:, None, :], h[:, None, :])  # (n, M, 2)
+        grown = radii + v.radius[:, None]
+        seen = (
+            (local[..., 0] + grown >= 0)
+            & (local[..., 0] - grown <= length[:, None])
+            & (np.abs(local[..., 1]) < grown)
+        )
+        detected = np.any(seen, axis=0)
+        r.circle(centers[~detected], radii[~detected], C["obstacle"], 0)
+        if np.any(detected):
+            r.circle(centers[detected], radii[detected], C["obstacle"], 0)
+            r.circle(centers[detected], radii[detected], C["warning"], 2)
+        _trails(r, trails)
+        for k in range(n):
+            corners = np.array(
+                [[0.0, v.radius[k]], [length[k], v.radius[k]],
+                 [length[k], -v.radius[k]], [0.0, -v.radius[k]]]
+            )  # fmt: skip
+            color = C["warning"] if np.any(seen[k]) else C["debug"]
+            r.polyline(vecmath.point_to_world(corners, p[k], h[k]), color, closed=True)
+        for g in state["goal"]:
+            _cross(r, g, 0.5, C["target"])
+        r.vehicles(p, h, v.radius, C["agent"])
+
+    return Scene(
+        "obstacle-avoidance",
+        "boxes: detection boxes (red when an obstacle is inside); crosses: goals",
+        bounds,
+        step,
+        draw,
+        v,
+    )
+
+
+def scene_wall_avoidance(rng: np.random.Generator) -> Scene:
+    """Fast wanderers kept inside the box by Buckland's three feelers."""
+    bounds: Bounds = (0.0, 0.0, 40.0, 30.0)
+    n = 6
+    feeler = 5.0
+    v = Vehicles.create(
+        position=_uniform_points(rng, n, bounds, 6.0),
+        velocity=_random_velocity(rng, n, 6.0),
+        max_speed=9.0,
+        max_force=16.0,
+        radius=0.7,
+    )
+    angle = rng.uniform(-0.5, 0.5, size=n)
+    state = {"wt": 1.2 * np.stack((np.cos(angle), np.sin(angle)), axis=1)}
+    trails = Trails(45)
+    trails.reset(v.position)
+
+    def step() -> None:
+        wf, state["wt"] = behaviors.wander(
+            v.position, v.velocity, v.heading, v.max_speed, state["wt"],
+            radius=1.2, distance=4.0, jitter=6.0, dt=DT, rng=rng,
+        )  # fmt: skip
+        forces = [_wall_force(v, bounds, feeler), wf]
+        v.step(combine.prioritized(forces, [1.0, 1.0], v.max_force), DT)
+        trails.push(v.position)
+
+    def draw(r: Renderer) -> None:
+        _trails(r, trails)
+        tips = behaviors.feelers(v.position, v.heading, feeler).reshape(-1, 2)
+        xmin, ymin, xmax, ymax = bounds
+        out = (tips[:, 0] < xmin) | (tips[:, 0] > xmax) | (tips[:, 1] < ymin) | (tips[:, 1] > ymax)
+        starts = np.repeat(v.position, 3, axis=0)
+        r.line(starts[~out], tips[~out], C["debug"])
+        if np.any(out):
+            r.line(starts[out], tips[out], C["warning"], 2)
+        r.vehicles(v.position, v.heading, v.radius, C["agent"])
+
+    return Scene(
+        "wall-avoidance",
+        "feelers: violet inside, red when poking through a wall",
+        bounds,
+        step,
+        draw,
+        v,
+    )
+
+
+def scene_path_following(rng: np.random.Generator) -> Scene:
+    """Vehicles of different top speeds follow a closed path (follow_path, loop=True)."""
+    bounds: Bounds = (0.0, 0.0, 60.0, 40.0)
+    m = 11
+    theta = np.linspace(0.0, 2.0 * np.pi, m, endpoint=False) + rng.uniform(-0.15, 0.15, m)
+    scale = rng.uniform(0.65, 1.0, size=m)
+    path = np.stack((30.0 + 25.0 * scale * np.cos(theta), 20.0 + 16.0 * scale * np.sin(theta)), 1)
+    n = 5
+    prediction, look_ahead = 0.5, 3.0
+    start = path[rng.choice(m, size=n, replace=False)] + rng.uniform(-4.0, 4.0, size=(n, 2))
+    v = Vehicles.create(
+        position=start,
+        max_speed=np.linspace(4.0, 8.0, n),
+        max_force=10.0,
+        radius=0.7,
+    )
+    trails = Trails(40)
+    trails.reset(v.position)
+
+    def step() -> None:
+        force = behaviors.follow_path(
+            v.position, v.velocity, v.max_speed, path, prediction, look_ahead, loop=True
+        )
+        v.step(force, DT)
+        trails.push(v.position)
+
+    def draw(r: Renderer) -> None:
+        r.polyline(path, C["path"], 3, closed=True)
+        r.point(path, C["path"], 4)
+        _trails(r, trails)
+        future = v.position + v.velocity * prediction
+        aim = behaviors.path_target(v.position, v.velocity, path, prediction, look_ahead, True)
+        r.line(v.position, future, C["velocity"])
+        r.line(future, aim, C["debug"])
+        r.point(future, C["velocity"], 2)
+        r.point(aim, C["debug"], 3)
+        r.vehicles(v.position, v.heading, v.radius, C["agent"])
+
+    return Scene(
+        "path-following",
+        "white: predicted position in 0.5 s; violet: target 3 m further along the path",
+        bounds,
+        step,
+        draw,
+        v,
+    )
+
+
+SCENES: dict[str, Callable[[np.random.Generator], Scene]] = {
+    "seek": scene_seek,
+    "flee": scene_flee,
+    "arrive": scene_arrive,
+    "wander": scene_wander,
+    "pursuit-evade": scene_pursuit_evade,
+    "flocking": scene_flocking,
+    "obstacle-avoidance": scene_obstacle_avoidance,
+    "wall-avoidance": scene_wall_avoidance,
+    "path-following": scene_path_following,
+}
+
+#: Names accepted by :func:`render_behavior` and the command line.
+BEHAVIORS: tuple[str, ...] = tuple(SCENES)
+
+
+# --- running
+def _font(r: Renderer) -> int:
+    return max(11, r.width // 32)
+
+
+def _check_args(name: str, steps: int, seed: int) -> None:
+    if name not in SCENES:
+        raise ValueError(f"unknown behavior {name!r}; choose from {', '.join(BEHAVIORS)}")
+    if isinstance(steps, bool) or not isinstance(steps, int | np.integer) or steps < 1:
+        raise ValueError(f"steps must be an integer >= 1, got {steps!r}")
+    if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
+        raise ValueError(f"seed must be an integer >= 0, got {seed!r}")
+
+
+def make_scene(name: str, seed: int) -> Scene:
+    """Build scene ``name`` with ``numpy.random.default_rng(seed)``."""
+    _check_args(name, 1, seed)
+    return SCENES[name](np.random.default_rng(seed))
+
+
+def _draw_frame(scene: Scene, r: Renderer, step: int) -> None:
+    r.begin_frame()
+    scene.draw(r)
+    size = _font(r)
+    r.text(f"{scene.title}   t = {step * DT:5.2f} s", (6, 5), size_px=size)
+    r.text(scene.caption, (6, r.height - size - 3), color=C["text"], size_px=size)
+
+
+def iter_frames(
+    name: str,
+    steps: int,
+    seed: int,
+    size: int = 480,
+    render_mode: str = "rgb_array",
+    fps: float = 30,
+) -> Iterator[np.ndarray | None]:
+    """Step scene ``name`` ``steps`` times, yielding one frame after each step: an
+    ``(H, W, 3)`` uint8 array in ``"rgb_array"`` mode, None in ``"human"`` mode (where the
+    iteration also stops when the window is closed). ``size`` is the frame width in px."""
+    _check_args(name, steps, seed)
+    scene = make_scene(name, seed)
+    r = Renderer(scene.bounds, size, render_mode, fps, title=f"steer-env gallery: {name}")
+    try:
+        for k in range(1, steps + 1):
+            scene.step()
+            _draw_frame(scene, r, k)
+            yield r.finish()
+            if r.quit_requested:
+                break
+    finally:
+        r.close()
+
+
+def render_behavior(name: str, steps: int, seed: int, size: int = 480) -> list[np.ndarray]:
+    """Render ``steps`` frames of scene ``name`` headless: a list of ``(H, W, 3)`` uint8
+    arrays (``W = size``), one after each simulation step."""
+    return [f for f in iter_frames(name, steps, seed, size) if f is not None]
+
+
+# --- command line
+class _Parser(argparse.ArgumentParser):
+    """An ``ArgumentParser`` whose errors are a single line on stderr (exit status 2)."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.exit(2, f"{self.prog}: error: {message} (see --help)\n")
+
+
+def _positive_int(lo: int, hi: int) -> Callable[[str], int]:
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+        if not lo <= value <= hi:
+            raise argparse.ArgumentTypeError(f"must be in [{lo}, {hi}], got {value}")
+        return value
+
+    return parse
+
+
+OUTPUT_EXTENSIONS = (".gif", ".mp4", ".png")
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = _Parser(
+        prog="python -m steer_env.gallery",
+        description="Show a steering behaviour in a window, or render it to a GIF/MP4/PNG.",
+    )
+    p.add_argument("behavior", nargs="?", metavar="BEHAVIOR", help=", ".join(BEHAVIORS))
+    p.add_argument(
+        "--out",
+        metavar="FILE",
+        help="write FILE (.gif, .mp4, or .png for the last frame) instead of opening a window",
+    )
+    p.add_argument("--steps", type=_positive_int(1, 100_000), default=300, help="default 300")
+    p.add_argument("--seed", type=_positive_int(0, 2**63 - 1), default=0, help="default 0")
+    p.add_argument("--fps", type=_positive_int(1, 240), default=30, help="default 30")
+    p.add_argument(
+        "--size", type=_positive_int(64, 4096), default=480, help="frame width, px (480)"
+    )
+    p.add_argument("--list", action="store_true", help="list the behaviors and exit")
+    return p
+
+
+def _fail(message: str, status: int = 1) -> int:
+    print(f"python -m steer_env.gallery: error: {message}", file=sys.stderr)
+    return status
+
+
+def _write(path: str, frames: Iterator[np.ndarray | None], fps: int) -> None:
+    """Write frames to ``path`` through a temporary file in the same directory, replaced
+    into place only once complete."""
+    import imageio.v3 as iio
+
+    ext = os.path.splitext(path)[1].lower()
+    directory = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(prefix=".gallery-", suffix=ext, dir=directory)
+    os.close(fd)
+    try:
+        if ext == ".gif":
+            with iio.imopen(tmp, "w", plugin="pillow", extension=".gif") as out:
+                for frame in frames:
+                    out.write(frame, duration=round(1000 / fps), loop=0)
+        elif ext == ".mp4":
+            with iio.imopen(tmp, "w", plugin="FFMPEG", extension=".mp4", legacy_mode=True) as out:
+                for frame in frames:
+                    h, w = frame.shape[:2]
+                    even = np.pad(frame, ((0, h % 2), (0, w % 2), (0, 0)), mode="edge")
+                    out.write(
+                        even, is_batch=False, fps=fps, codec="libx264",
+                        macro_block_size=1, pixelformat="yuv420p",
+                    )  # fmt: skip
+        else:  # .png: the last frame
+            last = None
+            for frame in frames:
+                last = frame
+            iio.imwrite(tmp, last, extension=".png")
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Command-line entry point; returns the exit status."""
+    args = _parser().parse_args(argv)
+    if args.list:
+        print("\n".join(BEHAVIORS))
+        return 0
+    if args.behavior is None:
+        return _fail(f"BEHAVIOR is required; choose from {', '.join(BEHAVIORS)}", 2)
+    if args.behavior not in SCENES:
+        return _fail(f"unknown behavior {args.behavior!r}; choose from {', '.join(BEHAVIORS)}", 2)
+    try:
+        if args.out is None:
+            for _ in iter_frames(args.behavior, args.steps, args.seed, args.size, "human", args.fps):
+                pass
+            return 0
+        ext = os.path.splitext(args.out)[1].lower()
+        if ext not in OUTPUT_EXTENSIONS:
+            return _fail(
+                f"--out must end in {', '.join(OUTPUT_EXTENSIONS)}, got {args.out!r}", 2
+            )
+        directory = os.path.dirname(os.path.abspath(args.out))
+        if not os.path.isdir(directory):
+            return _fail(f"output directory {directory!r} does not exist", 2)
+        if os.path.isdir(args.out):
+            return _fail(f"--out {args.out!r} is a directory", 2)
+        if ext == ".mp4":
+            try:
+                import imageio_ffmpeg  # noqa: F401
+            except ImportError:
+                return _fail("writing .mp4 needs imageio's ffmpeg plugin: pip install imageio-ffmpeg", 2)
+        _write(args.out, iter_frames(args.behavior, args.steps, args.seed, args.size), args.fps)
+    except PygameNotInstalled as exc:
+        return _fail(str(exc))
+    except KeyboardInterrupt:
+        return 130
+    except (OSError, RuntimeError, ValueError) as exc:  # pygame.error is a RuntimeError
+        return _fail(f"{type(exc).__name__}: {exc}".replace("\n", " "))
+    print(f"wrote {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
