@@ -84,8 +84,14 @@ class ClassicPursuer(ScriptedPolicy):
     def force(self) -> NDArray[np.float64]:
         sim = self.sim
         return opponents.pursuer_forces(
-            sim.position, sim.velocity, sim.heading, sim.max_speed, sim.max_force,
-            AGENT, sim.evaders, sim.cfg,
+            sim.position,
+            sim.velocity,
+            sim.heading,
+            sim.max_speed,
+            sim.max_force,
+            AGENT,
+            sim.evaders,
+            sim.cfg,
         )[:, 0]
 
 
@@ -101,11 +107,11 @@ class NaivePursuer(ScriptedPolicy):
         target = np.take_along_axis(sim.position, sim.evaders[k][..., None], axis=1)[:, 0]
         p, v, h = sim.position[:, 0], sim.velocity[:, 0], sim.heading[:, 0]
         ms = sim.max_speed[0]
-        wall = behaviors.wall_avoidance(p, v, h, ms, opponents.arena_bounds(cfg),
-                                        cfg.feeler_length)
+        wall = behaviors.wall_avoidance(p, v, h, ms, opponents.arena_bounds(cfg), cfg.feeler_length)
         chase = behaviors.seek(p, v, target, ms)
-        return combine.prioritized([wall, chase], [cfg.wall_weight, cfg.pursuit_weight],
-                                   sim.max_force[0])
+        return combine.prioritized(
+            [wall, chase], [cfg.wall_weight, cfg.pursuit_weight], sim.max_force[0]
+        )
 
 
 class ClassicEvader(ScriptedPolicy):
@@ -130,8 +136,16 @@ class ClassicEvader(ScriptedPolicy):
             self._wander[..., 0] = cfg.wander_radius
         noise = self.rng.uniform(-1.0, 1.0, size=(e, 1, 2))
         force, self._wander = opponents.evader_forces(
-            sim.position, sim.velocity, sim.heading, sim.max_speed, sim.max_force,
-            self._wander, noise, AGENT, sim.pursuers, cfg,
+            sim.position,
+            sim.velocity,
+            sim.heading,
+            sim.max_speed,
+            sim.max_force,
+            self._wander,
+            noise,
+            AGENT,
+            sim.pursuers,
+            cfg,
         )
         return force[:, 0]
 

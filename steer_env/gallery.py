@@ -22,7 +22,7 @@ import os
 import sys
 import tempfile
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 from numpy.typing import NDArray
@@ -39,14 +39,17 @@ Array = NDArray[np.float64]
 Bounds = tuple[float, float, float, float]
 
 C = ROLE_COLORS
-WEIGHTS = [6.0, 1.5, 1.0, 0.5, 1.0]
+HUD_BOX = (*ROLE_COLORS["background"], 190)
+ARRIVE_GAIN = 5.0
+FLOCK_WEIGHTS = [6.0, 1.5, 1.0, 0.5, 1.0]
 
 
 @dataclass
 class Scene:
     """One gallery scene: world ``bounds`` (m), a ``step()`` advancing the simulation by
     :data:`DT`, and a ``draw(renderer)`` drawing the current state (between the renderer's
-    ``begin_frame`` and ``finish``). ``caption`` explains the overlays."""
+    ``begin_frame`` and ``finish``). ``caption`` explains the overlays; ``vehicles`` is the
+    simulated state and ``info`` holds scene data (targets, obstacles, path) for tests."""
 
     title: str
     caption: str
@@ -54,6 +57,7 @@ class Scene:
     step: Callable[[], None]
     draw: Callable[[Renderer], None]
     vehicles: Vehicles
+    info: dict = field(default_factory=dict)
 
 
 # --- helpers
@@ -71,8 +75,8 @@ def _random_velocity(rng: np.random.Generator, n: int, speed: float) -> Array:
 
 def _cross(r: Renderer, at: Array, size: float, color: tuple[int, int, int]) -> None:
     at = np.asarray(at, dtype=np.float64)
-    r.line(at + [-size, -size], at + [size, size], color)
-    r.line(at + [-size, size], at + [size, -size], color)
+    d = np.array([[size, size], [size, -size]])
+    r.line(at - d, at + d, color)
 
 
 def _trails(r: Renderer, trails: Trails, color: tuple[int, int, int] = C["trail"]) -> None:
@@ -88,14 +92,15 @@ def _wall_force(v: Vehicles, bounds: Bounds, feeler: float) -> Array:
 
 # --- scenes
 def scene_seek(rng: np.random.Generator) -> Scene:
-    """Four vehicles seek one target that jumps every 3 s; seek overshoots and circles."""
+    """Four vehicles of different agility seek one target that jumps every 2.5 s; seek
+    arrives at full speed, overshoots and circles the target."""
     bounds: Bounds = (0.0, 0.0, 40.0, 30.0)
     n = 4
     v = Vehicles.create(
         position=_uniform_points(rng, n, bounds, 3.0),
         velocity=_random_velocity(rng, n, 3.0),
-        max_speed=8.0,
-        max_force=12.0,
+        max_speed=[5.0, 7.0, 9.0, 6.0],
+        max_force=[6.0, 12.0, 9.0, 16.0],
         radius=0.7,
     )
     state = {"target": _uniform_points(rng, 1, bounds, 5.0)[0], "t": 0}
@@ -104,7 +109,7 @@ def scene_seek(rng: np.random.Generator) -> Scene:
 
     def step() -> None:
         state["t"] += 1
-        if state["t"] % 90 == 0:
+        if state["t"] % 75 == 0:
             state["target"] = _uniform_points(rng, 1, bounds, 5.0)[0]
         force = behaviors.seek(v.position, v.velocity, state["target"], v.max_speed)
         v.step(force, DT)
@@ -127,6 +132,7 @@ def scene_seek(rng: np.random.Generator) -> Scene:
         step,
         draw,
         v,
+        state,
     )
 
 
@@ -179,14 +185,15 @@ def scene_flee(rng: np.random.Generator) -> Scene:
         step,
         draw,
         v,
+        {"threat": threat, "panic_distance": panic},
     )
 
 
 def scene_arrive(rng: np.random.Generator) -> Scene:
-    """One vehicle arrives at a target that moves every 4 s: full speed outside the slowing
-    radius, a linear ramp down to rest inside it."""
+    """One vehicle arrives at a target: full speed outside the slowing radius, a linear ramp
+    down to rest inside it. The target moves once the vehicle has rested there for 1 s."""
     bounds: Bounds = (0.0, 0.0, 40.0, 30.0)
-    slowing = 8.0
+    slowing = 6.0
     v = Vehicles.create(
         position=_uniform_points(rng, 1, bounds, 4.0), max_speed=8.0, max_force=10.0, radius=0.8
     )
@@ -194,18 +201,21 @@ def scene_arrive(rng: np.random.Generator) -> Scene:
     def new_target() -> Array:
         for _ in range(100):
             t = _uniform_points(rng, 1, bounds, 4.0)[0]
-            if vecmath.length(t - v.position[0]) > 14.0:
-                return t
+            if vecmath.length(t - v.position[0]) > 12.0:
+                break
         return t
 
-    state = {"target": new_target(), "t": 0}
+    state = {"target": new_target(), "since": 0, "rest": 0, "arrivals": 0}
     trails = Trails(90)
     trails.reset(v.position)
 
     def step() -> None:
-        state["t"] += 1
-        if state["t"] % 120 == 0:
-            state["target"] = new_target()
+        at_rest = vecmath.length(state["target"] - v.position[0]) < 0.05 and v.speed[0] < 0.05
+        state["rest"] = state["rest"] + 1 if at_rest else 0
+        state["since"] += 1
+        if state["rest"] >= 30 or state["since"] >= 300:
+            state["arrivals"] += state["rest"] >= 30
+            state["target"], state["since"], state["rest"] = new_target(), 0, 0
         force = behaviors.arrive(
             v.position,
             v.velocity,
@@ -214,7 +224,9 @@ def scene_arrive(rng: np.random.Generator) -> Scene:
             slowing,
             max_deceleration=v.max_force / v.mass,
         )
-        v.step(force, DT)
+        # Weight 5 (Buckland scales every weight by a "steering force tweaker"): the raw
+        # force desired - velocity tracks the ramp with a 1 s lag and would overshoot.
+        v.step(combine.weighted_sum([force], [ARRIVE_GAIN], v.max_force), DT)
         trails.push(v.position)
 
     def draw(r: Renderer) -> None:
@@ -235,6 +247,7 @@ def scene_arrive(rng: np.random.Generator) -> Scene:
         step,
         draw,
         v,
+        state,
     )
 
 
@@ -291,6 +304,7 @@ def scene_wander(rng: np.random.Generator) -> Scene:
         step,
         draw,
         v,
+        state,
     )
 
 
@@ -299,7 +313,7 @@ def scene_pursuit_evade(rng: np.random.Generator) -> Scene:
     wanders otherwise. A capture respawns the evader far away."""
     bounds: Bounds = (0.0, 0.0, 50.0, 40.0)
     v = Vehicles.create(
-        position=[[8.0, 8.0], [38.0, 30.0]] + rng.uniform(-3.0, 3.0, size=(2, 2)),
+        position=np.array([[8.0, 8.0], [38.0, 30.0]]) + rng.uniform(-3.0, 3.0, size=(2, 2)),
         velocity=_random_velocity(rng, 2, 2.0),
         max_speed=[7.0, 6.0],
         max_force=[10.0, 14.0],
@@ -346,7 +360,8 @@ def scene_pursuit_evade(rng: np.random.Generator) -> Scene:
         _cross(r, intercept, 0.6, C["debug"])
         r.line(v.position[1], v.position[1] + 0.5 * v.velocity[1], C["velocity"])
         r.vehicles(v.position, v.heading, v.radius, [C["pursuer"], C["evader"]])
-        r.text(f"captures: {state['captures']}", (6, r.height - 2 * _font(r) - 4), size_px=_font(r))
+        size = _font(r)
+        r.text(f"captures: {state['captures']}", (6, r.height - 2 * size - 6), size_px=size)
 
     return Scene(
         "pursuit-evade",
@@ -355,6 +370,7 @@ def scene_pursuit_evade(rng: np.random.Generator) -> Scene:
         step,
         draw,
         v,
+        state,
     )
 
 
@@ -384,7 +400,7 @@ def scene_flocking(rng: np.random.Generator, n: int = 300) -> Scene:
             behaviors.cohesion(v.velocity, v.max_speed, nb),
             v.heading * v.max_speed[:, None] - v.velocity,  # cruise at top speed
         ]
-        v.step(combine.weighted_sum(forces, WEIGHTS, v.max_force), DT)
+        v.step(combine.weighted_sum(forces, FLOCK_WEIGHTS, v.max_force), DT)
 
     def draw(r: Renderer) -> None:
         nb = state["nb"]
@@ -405,6 +421,7 @@ def scene_flocking(rng: np.random.Generator, n: int = 300) -> Scene:
         step,
         draw,
         v,
+        state,
     )
 
 
@@ -418,7 +435,9 @@ def _place_obstacles(
             break
         rad = float(rng.uniform(1.4, 3.2))
         c = _uniform_points(rng, 1, region, rad)[0]
-        if all(vecmath.length(c - o) > rad + ro + gap for o, ro in zip(centers, radii)):
+        if all(
+            vecmath.length(c - o) > rad + ro + gap for o, ro in zip(centers, radii, strict=True)
+        ):
             centers.append(c)
             radii.append(rad)
     return np.array(centers).reshape(-1, 2), np.array(radii)
@@ -430,7 +449,7 @@ def scene_obstacle_avoidance(rng: np.random.Generator) -> Scene:
     bounds: Bounds = (0.0, 0.0, 60.0, 40.0)
     n = 6
     min_box = 4.0
-    centers, radii = _place_obstacles(rng, 14, (11.0, 1.0, 49.0, 39.0), 3.0)
+    centers, radii = _place_obstacles(rng, 12, (11.0, 1.0, 49.0, 39.0), 4.5)
     side = np.where(np.arange(n) % 2 == 0, 0, 1)
     x0 = np.where(side == 0, 4.0, 56.0)
     y0 = np.linspace(6.0, 34.0, n) + rng.uniform(-2.0, 2.0, size=n)
@@ -464,7 +483,7 @@ def scene_obstacle_avoidance(rng: np.random.Generator) -> Scene:
             behaviors.obstacle_avoidance(p, vel, h, ms, v.radius, centers, radii, min_box),
             behaviors.seek(p, vel, state["goal"], ms),
         ]
-        v.step(combine.prioritized(forces, [1.0, 1.0, 0.7], v.max_force), DT)
+        v.step(combine.prioritized(forces, [1.0, 2.0, 0.5], v.max_force), DT)
         trails.push(v.position)
 
     def draw(r: Renderer) -> None:
@@ -501,6 +520,7 @@ def scene_obstacle_avoidance(rng: np.random.Generator) -> Scene:
         step,
         draw,
         v,
+        {"obstacle_center": centers, "obstacle_radius": radii, "state": state},
     )
 
 
@@ -548,6 +568,7 @@ def scene_wall_avoidance(rng: np.random.Generator) -> Scene:
         step,
         draw,
         v,
+        state,
     )
 
 
@@ -596,6 +617,7 @@ def scene_path_following(rng: np.random.Generator) -> Scene:
         step,
         draw,
         v,
+        {"path": path},
     )
 
 
@@ -639,8 +661,8 @@ def _draw_frame(scene: Scene, r: Renderer, step: int) -> None:
     r.begin_frame()
     scene.draw(r)
     size = _font(r)
-    r.text(f"{scene.title}   t = {step * DT:5.2f} s", (6, 5), size_px=size)
-    r.text(scene.caption, (6, r.height - size - 3), color=C["text"], size_px=size)
+    r.text(f"{scene.title}   t = {step * DT:5.2f} s", (6, 5), size_px=size, background=HUD_BOX)
+    r.text(scene.caption, (6, r.height - size - 3), size_px=size, background=HUD_BOX)
 
 
 def iter_frames(
@@ -739,19 +761,24 @@ def _write(path: str, frames: Iterator[np.ndarray | None], fps: int) -> None:
                 for frame in frames:
                     out.write(frame, duration=round(1000 / fps), loop=0)
         elif ext == ".mp4":
-            with iio.imopen(tmp, "w", plugin="FFMPEG", extension=".mp4", legacy_mode=True) as out:
+            import imageio.v2 as iio2
+
+            writer = iio2.get_writer(
+                tmp, format="FFMPEG", mode="I", fps=fps, codec="libx264",
+                macro_block_size=1, pixelformat="yuv420p",
+            )  # fmt: skip
+            with writer:
                 for frame in frames:
-                    h, w = frame.shape[:2]
-                    even = np.pad(frame, ((0, h % 2), (0, w % 2), (0, 0)), mode="edge")
-                    out.write(
-                        even, is_batch=False, fps=fps, codec="libx264",
-                        macro_block_size=1, pixelformat="yuv420p",
-                    )  # fmt: skip
+                    h, w = frame.shape[:2]  # yuv420p needs even sizes: pad by one pixel
+                    writer.append_data(np.pad(frame, ((0, h % 2), (0, w % 2), (0, 0)), "edge"))
         else:  # .png: the last frame
             last = None
             for frame in frames:
                 last = frame
             iio.imwrite(tmp, last, extension=".png")
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)  # mkstemp creates 0600; give the usual permissions
         os.replace(tmp, path)
     finally:
         if os.path.exists(tmp):
@@ -770,14 +797,14 @@ def main(argv: list[str] | None = None) -> int:
         return _fail(f"unknown behavior {args.behavior!r}; choose from {', '.join(BEHAVIORS)}", 2)
     try:
         if args.out is None:
-            for _ in iter_frames(args.behavior, args.steps, args.seed, args.size, "human", args.fps):
+            for _ in iter_frames(
+                args.behavior, args.steps, args.seed, args.size, "human", args.fps
+            ):
                 pass
             return 0
         ext = os.path.splitext(args.out)[1].lower()
         if ext not in OUTPUT_EXTENSIONS:
-            return _fail(
-                f"--out must end in {', '.join(OUTPUT_EXTENSIONS)}, got {args.out!r}", 2
-            )
+            return _fail(f"--out must end in {', '.join(OUTPUT_EXTENSIONS)}, got {args.out!r}", 2)
         directory = os.path.dirname(os.path.abspath(args.out))
         if not os.path.isdir(directory):
             return _fail(f"output directory {directory!r} does not exist", 2)
@@ -787,7 +814,9 @@ def main(argv: list[str] | None = None) -> int:
             try:
                 import imageio_ffmpeg  # noqa: F401
             except ImportError:
-                return _fail("writing .mp4 needs imageio's ffmpeg plugin: pip install imageio-ffmpeg", 2)
+                return _fail(
+                    "writing .mp4 needs imageio's ffmpeg plugin: pip install imageio-ffmpeg", 2
+                )
         _write(args.out, iter_frames(args.behavior, args.steps, args.seed, args.size), args.fps)
     except PygameNotInstalled as exc:
         return _fail(str(exc))

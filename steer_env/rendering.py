@@ -80,7 +80,7 @@ def _import_pygame() -> Any:
     os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
     try:
         import pygame
-        import pygame.gfxdraw  # noqa: F401  (submodule used through pygame.gfxdraw)
+        import pygame.gfxdraw  # the submodule is used as pygame.gfxdraw
     except ImportError as exc:
         raise PygameNotInstalled(PYGAME_MISSING_MESSAGE) from exc
     return pygame
@@ -101,7 +101,9 @@ def _colors(color: Any, n: int) -> list[tuple[int, ...]]:
     try:
         c = np.asarray(color, dtype=np.float64)
     except (TypeError, ValueError):
-        raise ValueError(f"color must be an RGB tuple or a sequence of {n}, got {color!r}") from None
+        raise ValueError(
+            f"color must be an RGB tuple or a sequence of {n}, got {color!r}"
+        ) from None
     if c.ndim == 1:
         return [_check_color(c)] * n
     if c.ndim == 2 and c.shape[0] == n and c.shape[1] in (3, 4):
@@ -297,13 +299,14 @@ class Renderer:
         color: Color | Sequence[Color],
         min_size_px: float = 5.0,
     ) -> None:
-        """Oriented triangles, nose along ``heading``.
+        """Oriented arrowheads (notched triangles), nose along ``heading``.
 
         Args:
             position: ``(N, 2)`` m.
             heading: ``(N, 2)`` unit vectors (world frame).
-            radius: ``(N,)`` or scalar, m; the triangle spans about ``2.3 * radius``
-                nose to tail, and never less than ``min_size_px`` pixels across.
+            radius: ``(N,)`` or scalar, m; the arrowhead spans ``2.4 * radius`` nose to
+                tail and ``1.7 * radius`` across, and ``radius`` is drawn as at least
+                ``min_size_px / 2`` pixels so small vehicles stay visible.
             color: one RGB(A) tuple, or ``N`` of them.
         """
         p = _points("position", position)
@@ -317,11 +320,14 @@ class Renderer:
         hn = np.linalg.norm(h, axis=1, keepdims=True)
         h = np.divide(h, hn, out=np.tile([1.0, 0.0], (n, 1)), where=hn > 1e-12)
         s = np.stack((-h[:, 1], h[:, 0]), axis=1)
-        rr = r[:, None]
-        nose = p + h * (1.35 * rr)
-        left = p - h * (0.95 * rr) + s * (0.8 * rr)
-        right = p - h * (0.95 * rr) - s * (0.8 * rr)
-        tri = self.world_to_screen(np.stack((nose, left, right), axis=1))  # (N, 3, 2)
+        # A notched arrowhead in the local (forward, side) frame, in units of the radius.
+        shape = np.array([[1.4, 0.0], [-1.0, 0.85], [-0.45, 0.0], [-1.0, -0.85]])
+        world = (
+            p[:, None, :]
+            + shape[None, :, 0, None] * h[:, None, :] * r[:, None, None]
+            + shape[None, :, 1, None] * s[:, None, :] * r[:, None, None]
+        )
+        tri = self.world_to_screen(world)  # (N, 4, 2)
         gfx = self._pg.gfxdraw
         surf = self._canvas
         for k in np.flatnonzero(self._visible(tri)):
@@ -329,9 +335,7 @@ class Renderer:
             gfx.filled_polygon(surf, pts, colors[k])
             gfx.aapolygon(surf, pts, colors[k])
 
-    def circle(
-        self, center: ArrayLike, radius: ArrayLike, color: Color, width: int = 1
-    ) -> None:
+    def circle(self, center: ArrayLike, radius: ArrayLike, color: Color, width: int = 1) -> None:
         """Circles of ``radius`` m around ``center`` (``(2,)`` or ``(N, 2)``); ``width`` 0
         fills, 1 draws an antialiased outline, more draws a thick outline. An RGBA colour
         is alpha-blended (``width`` 0 or 1)."""
@@ -355,7 +359,7 @@ class Renderer:
         )
         for k in np.flatnonzero(ok):
             x, y = (int(v) for v in np.rint(cpx[k]))
-            rad = max(int(round(rpx[k])), 1)
+            rad = max(int(np.rint(rpx[k])), 1)
             if rad < _GFX_LIMIT // 2 and abs(x) < _GFX_LIMIT // 2 and abs(y) < _GFX_LIMIT // 2:
                 if w == 0:
                     pg.gfxdraw.filled_circle(surf, x, y, rad, col)
@@ -421,16 +425,26 @@ class Renderer:
         xy_px: tuple[int, int],
         color: Color = ROLE_COLORS["text"],
         size_px: int = 16,
+        background: Color | None = None,
     ) -> None:
         """Antialiased text with its top-left corner at pixel ``xy_px`` (pygame's default
-        font), over a one-pixel dark shadow for contrast."""
+        font, ``size_px`` high), over a one-pixel dark shadow for contrast; ``background``
+        (RGB or RGBA, alpha-blended) fills a box behind it."""
         col = _check_color(color)
         size = self._check_width(size_px, name="size_px")
         font = self._font(size)
         x, y = (int(v) for v in xy_px)
+        label = font.render(str(text), True, col[:3])
+        if background is not None:
+            bg = _check_color(background)
+            box = self._pg.Surface(
+                (label.get_width() + 6, label.get_height() + 2), self._pg.SRCALPHA
+            )
+            box.fill(bg if len(bg) == 4 else (*bg, 255))
+            self._canvas.blit(box, (x - 3, y - 1))
         shadow = font.render(str(text), True, ROLE_COLORS["background"])
         self._canvas.blit(shadow, (x + 1, y + 1))
-        self._canvas.blit(font.render(str(text), True, col[:3]), (x, y))
+        self._canvas.blit(label, (x, y))
 
     # --- helpers
     def _font(self, size: int) -> Any:

@@ -110,7 +110,9 @@ def _check(name: str, value: Any) -> Any:
             raise ValueError(f"reward_shaping must be True or False, got {value!r}")
         return value
     kind, low, high, low_inclusive = _RANGES[name]
-    accepted = f"{'an integer' if kind is int else 'a number'} in {_describe(low, high, low_inclusive)}"
+    accepted = (
+        f"{'an integer' if kind is int else 'a number'} in {_describe(low, high, low_inclusive)}"
+    )
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise ValueError(f"{name} must be {accepted}, got {value!r}")
     if kind is int and float(value) != int(value):

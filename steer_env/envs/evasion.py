@@ -71,9 +71,11 @@ class EvasionEnv(PursuitEvasionEnv):
     ## Episode End
 
     * Termination: capture (``info["is_success"] = False``).
-    * Truncation: ``time_limit`` steps (default 100, i.e. 10 s) pass without capture: an
-      escape (``info["is_success"] = True``). The registered ``max_episode_steps`` equals
-      ``time_limit``, so ``truncated`` always means time ran out.
+    * Truncation: ``time_limit`` steps (default 100, i.e. 10 s) have passed. Without a
+      capture on that step this is an escape (``info["is_success"] = True``); a capture
+      on the very last step sets both flags, as Gymnasium's ``TimeLimit`` does. The
+      registered ``max_episode_steps`` equals ``time_limit``, so ``truncated`` always means
+      time ran out.
 
     The final ``info`` also holds ``capture_step`` (the step of capture, or ``None``).
 
@@ -81,9 +83,10 @@ class EvasionEnv(PursuitEvasionEnv):
 
     ``gym.make("steer_env/Evasion-v0", render_mode=None, **kwargs)`` accepts every field of
     :class:`steer_env.envs.config.TaskConfig`, validated at construction (unknown names and
-    out-of-range values raise ``ValueError``). Defaults for this task: 2 pursuers; agent max
-    speed 3 m/s, max force 6 N, mass 1 kg; pursuer max speed 3 m/s, max force 6 N; arena
-    25 m; dt 0.1 s; time limit 100 steps; capture radius 0.8 m. To change the episode length pass both
+    out-of-range values raise ``ValueError``). Defaults for this task: 2 pursuers;
+    agent max speed 3 m/s, max force 6 N, mass 1 kg; pursuer max speed 3 m/s, max force 6 N;
+    arena 25 m; dt 0.1 s; time limit 100 steps; capture radius 0.8 m. To change the episode
+    length pass both
     ``time_limit=N`` and ``max_episode_steps=N`` to ``gym.make``.
 
     ``render_mode``: ``"human"`` (a pygame window at 10 fps) or ``"rgb_array"`` (an

@@ -70,9 +70,11 @@ class PursuitEnv(PursuitEvasionEnv):
     ## Episode End
 
     * Termination: capture (``info["is_success"] = True``).
-    * Truncation: ``time_limit`` steps (default 100, i.e. 10 s) pass without capture
-      (``info["is_success"] = False``). The registered ``max_episode_steps`` equals
-      ``time_limit``, so ``truncated`` always means time ran out.
+    * Truncation: ``time_limit`` steps (default 100, i.e. 10 s) have passed. Without a
+      capture on that step this is a miss (``info["is_success"] = False``); a capture
+      on the very last step sets both flags, as Gymnasium's ``TimeLimit`` does. The
+      registered ``max_episode_steps`` equals ``time_limit``, so ``truncated`` always means
+      time ran out.
 
     The final ``info`` also holds ``capture_step`` (the step of capture, or ``None``).
 
@@ -80,9 +82,10 @@ class PursuitEnv(PursuitEvasionEnv):
 
     ``gym.make("steer_env/Pursuit-v0", render_mode=None, **kwargs)`` accepts every field of
     :class:`steer_env.envs.config.TaskConfig`, validated at construction (unknown names and
-    out-of-range values raise ``ValueError``). Defaults for this task: 1 evader; agent max
-    speed 3 m/s, max force 6 N, mass 1 kg; evader max speed 3 m/s, max force 10 N (more agile than the agent); arena
-    25 m; dt 0.1 s; time limit 100 steps; capture radius 0.8 m. To change the episode length pass both
+    out-of-range values raise ``ValueError``). Defaults for this task: 1 evader;
+    agent max speed 3 m/s, max force 6 N, mass 1 kg; evader max speed 3 m/s, max force 10 N
+    (more agile than the agent); arena 25 m; dt 0.1 s; time limit 100 steps; capture radius
+    0.8 m. To change the episode length pass both
     ``time_limit=N`` and ``max_episode_steps=N`` to ``gym.make``.
 
     ``render_mode``: ``"human"`` (a pygame window at 10 fps) or ``"rgb_array"`` (an

@@ -45,7 +45,11 @@ def draw(renderer, sim: Simulation, env: int, trails) -> NDArray[np.uint8] | Non
         k, _ = opponents.nearest(sim.position[env : env + 1], idx, sim.evaders)
         target = sim.evaders[k[0]]
         aim = behaviors.pursuit_target(
-            pos[idx], vel[idx], sim.max_speed[idx], pos[target], vel[target],
+            pos[idx],
+            vel[idx],
+            sim.max_speed[idx],
+            pos[target],
+            vel[target],
             cfg.max_prediction_time,
         )
         for a, p in zip(aim, pos[idx], strict=True):

@@ -1,0 +1,371 @@
+"""Pursuit-v0 and Evasion-v0 as single Gymnasium environments."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import warnings
+
+os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
+os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
+
+import gymnasium as gym
+import numpy as np
+import pytest
+from gymnasium.error import ResetNeeded
+
+import steer_env
+from steer_env import vecmath
+
+IDS = ["steer_env/Pursuit-v0", "steer_env/Evasion-v0"]
+
+
+def rollout(env, seed: int, actions: np.ndarray) -> dict[str, list]:
+    obs, _ = env.reset(seed=seed)
+    out = {"obs": [obs], "reward": [], "terminated": [], "truncated": []}
+    for a in actions:
+        obs, r, term, trunc, _ = env.step(a)
+        out["obs"].append(obs)
+        out["reward"].append(r)
+        out["terminated"].append(term)
+        out["truncated"].append(trunc)
+        if term or trunc:
+            obs, _ = env.reset()
+            out["obs"].append(obs)
+    return out
+
+
+@pytest.mark.parametrize("env_id", IDS)
+def test_gymnasium_env_checker_passes_without_warnings(env_id):
+    from gymnasium.utils.env_checker import check_env
+
+    env = gym.make(env_id).unwrapped
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        check_env(env, skip_render_check=True)
+
+
+@pytest.mark.parametrize("env_id", IDS)
+def test_sb3_env_checker_passes_without_warnings(env_id):
+    from stable_baselines3.common.env_checker import check_env
+
+    env = gym.make(env_id)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        check_env(env, warn=True)
+
+
+@pytest.mark.parametrize("env_id", IDS)
+def test_registered_limit_equals_env_time_limit(env_id):
+    env = gym.make(env_id)
+    assert env.spec.max_episode_steps == env.unwrapped.config.time_limit == 100
+    env.reset(seed=0)
+    steps = 0
+    # Zero force for the pursuer never catches the evader within the limit in Pursuit; in
+    # Evasion the agent may be caught: either way truncation only happens at the limit.
+    while True:
+        _, _, term, trunc, _info = env.step(np.zeros(2, dtype=np.float32))
+        steps += 1
+        if term or trunc:
+            break
+    if trunc:
+        assert steps == env.spec.max_episode_steps
+        assert not term
+
+
+def test_make_with_module_prefix_in_fresh_process():
+    code = (
+        "import gymnasium as gym\n"
+        "env = gym.make('steer_env:steer_env/Pursuit-v0')\n"
+        "obs, _ = env.reset(seed=1)\n"
+        "print(obs.shape, env.spec.max_episode_steps)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "(16,) 100"
+
+
+@pytest.mark.parametrize("env_id", IDS)
+def test_same_seed_same_trajectory_different_seed_different_start(env_id):
+    rng = np.random.default_rng(0)
+    actions = rng.uniform(-1, 1, size=(250, 2)).astype(np.float32)
+    a = rollout(gym.make(env_id), 3, actions)
+    b = rollout(gym.make(env_id), 3, actions)
+    for key in a:
+        np.testing.assert_array_equal(np.asarray(a[key]), np.asarray(b[key]))
+    c = rollout(gym.make(env_id), 4, actions[:1])
+    assert not np.array_equal(a["obs"][0], c["obs"][0])
+
+
+@pytest.mark.parametrize("env_id", IDS)
+def test_observation_in_space_and_egocentric(env_id):
+    env = gym.make(env_id)
+    obs, _ = env.reset(seed=5)
+    base = env.unwrapped
+    for _ in range(30):
+        obs, _, term, trunc, _ = env.step(env.action_space.sample())
+        assert env.observation_space.contains(obs)
+        if term or trunc:
+            obs, _ = env.reset()
+    # Own velocity in the agent's frame: the heading follows the velocity, so side ~ 0.
+    v = base.velocities[0]
+    if np.linalg.norm(v) > 1e-6:
+        assert obs[0] == pytest.approx(np.linalg.norm(v) / base.max_speeds[0], abs=1e-5)
+        assert obs[1] == pytest.approx(0.0, abs=1e-5)
+    # Nearest opponent's relative position, rotated into the agent's frame.
+    rel = base.positions[1:] - base.positions[0]
+    nearest = rel[np.argmin(np.linalg.norm(rel, axis=1))]
+    local = vecmath.vector_to_local(nearest, base.headings[0]) / base.config.diagonal
+    np.testing.assert_allclose(obs[11:13], local, atol=1e-6)
+    assert obs[15] == 1.0  # slot present
+
+
+def test_padded_slots_are_masked():
+    env = gym.make("steer_env/Pursuit-v0", max_observed_opponents=3)
+    obs, _ = env.reset(seed=0)
+    assert obs.shape == (11 + 5 * 3,)
+    np.testing.assert_array_equal(obs[16:], 0.0)
+    assert obs[15] == 1.0
+
+
+def test_action_magnitude_is_clipped_to_max_force():
+    env = gym.make("steer_env/Pursuit-v0", reward_shaping=False)
+    results = []
+    for action in ([1.0, 1.0], [np.sqrt(0.5), np.sqrt(0.5)], [3.0, 3.0]):
+        env.reset(seed=11)
+        base = env.unwrapped
+        v0 = base.velocities[0]
+        env.step(np.asarray(action, dtype=np.float32))
+        results.append(base.velocities[0] - v0)
+    dv_max = base.max_forces[0] / base.masses[0] * base.config.dt
+    # From rest, (1, 1) accelerates by exactly max_force / mass * dt, not 1.41 times that.
+    assert np.linalg.norm(results[0]) == pytest.approx(dv_max, rel=1e-6)
+    np.testing.assert_allclose(results[0], results[1], atol=1e-6)
+    np.testing.assert_allclose(results[0], results[2], atol=1e-12)
+
+
+def test_action_is_in_agent_frame():
+    env = gym.make("steer_env/Pursuit-v0")
+    env.reset(seed=2)
+    base = env.unwrapped
+    heading = base.headings[0]
+    env.step(np.array([1.0, 0.0], dtype=np.float32))  # full force forward from rest
+    direction = base.velocities[0] / np.linalg.norm(base.velocities[0])
+    np.testing.assert_allclose(direction, heading, atol=1e-9)
+    env.reset(seed=2)
+    env.step(np.array([0.0, 1.0], dtype=np.float32))  # full force to the left
+    direction = base.velocities[0] / np.linalg.norm(base.velocities[0])
+    np.testing.assert_allclose(direction, vecmath.perp(heading), atol=1e-9)
+
+
+@pytest.mark.parametrize("env_id", IDS)
+def test_speed_limits_and_arena_bounds_hold_over_long_random_rollouts(env_id):
+    env = gym.make(env_id, time_limit=400, max_episode_steps=400)
+    base = env.unwrapped
+    rng = np.random.default_rng(1)
+    env.reset(seed=0)
+    half = base.config.half_size
+    for _ in range(3000):
+        # Saturating actions drive the agent into the walls as often as possible.
+        action = np.sign(rng.normal(size=2)).astype(np.float32)
+        _, _, term, trunc, _ = env.step(action)
+        speeds = np.linalg.norm(base.velocities, axis=1)
+        assert np.all(speeds <= base.max_speeds * (1 + 1e-12))
+        limit = half - base.radii[:, None]
+        assert np.all(np.abs(base.positions) <= limit + 1e-12)
+        if term or trunc:
+            env.reset()
+
+
+def _place(env, agent_xy, opponent_xy):
+    sim = env.unwrapped.sim
+    sim.position[0, 0] = agent_xy
+    sim.position[0, 1:] = opponent_xy
+    sim.velocity[0] = 0.0
+
+
+def test_pursuit_capture_terminates_with_success_and_step():
+    env = gym.make("steer_env/Pursuit-v0", reward_shaping=False)
+    env.reset(seed=0)
+    _place(env, [0.0, 0.0], [[0.5, 0.0]])
+    _obs, reward, term, trunc, info = env.step(np.zeros(2, dtype=np.float32))
+    assert term and not trunc
+    assert reward == 1.0
+    assert info["reward_terms"] == {"capture": 1.0, "escape": 0.0, "shaping": 0.0}
+    assert info["is_success"] is True
+    assert info["capture_step"] == 1
+
+
+def test_capture_is_detected_along_the_step_not_only_at_its_end():
+    env = gym.make(
+        "steer_env/Pursuit-v0",
+        reward_shaping=False,
+        capture_radius=0.08,
+        opponent_max_force=1e-6,
+    )
+    env.reset(seed=0)
+    sim = env.unwrapped.sim
+    # Head-on at a closing speed of 6 m/s: 0.5 m apart before the step, 0.1 m apart (on the
+    # other side) after it; only a check along the step sees them pass through each other.
+    sim.position[0] = [[-0.25, 0.0], [0.25, 0.0]]
+    sim.velocity[0] = [[3.0, 0.0], [-3.0, 0.0]]
+    sim.heading[0] = [[1.0, 0.0], [-1.0, 0.0]]
+    _, reward, term, _, _ = env.step(np.zeros(2, dtype=np.float32))
+    end = sim.position[0, 1] - sim.position[0, 0]
+    assert end[0] < 0 and np.linalg.norm(end) > 0.08
+    assert term and reward == 1.0
+
+
+def test_pursuit_timeout_truncates_without_success():
+    env = gym.make("steer_env/Pursuit-v0", time_limit=20, max_episode_steps=20)
+    env.reset(seed=0)
+    base = env.unwrapped
+    assert np.linalg.norm(base.positions[1] - base.positions[0]) >= base.config.min_start_distance
+    for t in range(20):
+        _, _reward, term, trunc, info = env.step(np.zeros(2, dtype=np.float32))
+        if t < 19:
+            assert not (term or trunc)
+    assert trunc and not term
+    assert info["is_success"] is False
+    assert info["capture_step"] is None
+
+
+def test_evasion_capture_gives_minus_one_and_no_success():
+    env = gym.make("steer_env/Evasion-v0", reward_shaping=False)
+    env.reset(seed=0)
+    _place(env, [0.0, 0.0], [[0.5, 0.0], [8.0, 8.0]])
+    _, reward, term, trunc, info = env.step(np.zeros(2, dtype=np.float32))
+    assert term and not trunc
+    assert reward == -1.0
+    assert info["is_success"] is False and info["capture_step"] == 1
+
+
+def test_evasion_survival_earns_plus_one_on_the_last_step():
+    env = gym.make("steer_env/Evasion-v0", reward_shaping=False, time_limit=5, max_episode_steps=5)
+    env.reset(seed=0)
+    rewards = []
+    for _ in range(5):
+        _, reward, term, trunc, info = env.step(np.zeros(2, dtype=np.float32))
+        rewards.append(reward)
+    assert trunc and not term
+    assert rewards == [0.0, 0.0, 0.0, 0.0, 1.0]
+    assert info["reward_terms"]["escape"] == 1.0
+    assert info["is_success"] is True and info["capture_step"] is None
+
+
+@pytest.mark.parametrize("env_id,sign", [(IDS[0], -1.0), (IDS[1], 1.0)])
+def test_shaping_is_potential_based(env_id, sign):
+    gamma = 0.9
+    env = gym.make(env_id, shaping_gamma=gamma, shaping_scale=2.0)
+    _, info = env.reset(seed=4)
+    diag = env.unwrapped.config.diagonal
+    phi = sign * 2.0 * info["distance"] / diag
+    rng = np.random.default_rng(0)
+    while True:
+        _, reward, term, trunc, info = env.step(rng.uniform(-1, 1, 2).astype(np.float32))
+        phi_next = 0.0 if term else sign * 2.0 * info["distance"] / diag
+        assert info["reward_terms"]["shaping"] == pytest.approx(gamma * phi_next - phi, abs=1e-12)
+        terms = info["reward_terms"]
+        assert reward == pytest.approx(terms["capture"] + terms["escape"] + terms["shaping"])
+        phi = phi_next
+        if term or trunc:
+            break
+
+
+def test_shaping_off_gives_sparse_reward():
+    env = gym.make("steer_env/Pursuit-v0", reward_shaping=False)
+    env.reset(seed=0)
+    for _ in range(50):
+        _, reward, term, trunc, _info = env.step(np.ones(2, dtype=np.float32))
+        assert reward == (1.0 if term else 0.0)
+        if term or trunc:
+            break
+
+
+@pytest.mark.parametrize(
+    "kwargs,fragment",
+    [
+        ({"capture_radiuss": 1.0}, "unknown argument(s) 'capture_radiuss'"),
+        ({"capture_radius": -1.0}, "capture_radius must be a number in (0, inf)"),
+        ({"dt": 0.0}, "dt must be a number in (0, 1]"),
+        ({"n_opponents": 0}, "n_opponents must be an integer in [1, 32]"),
+        ({"n_opponents": 1.5}, "n_opponents must be an integer"),
+        ({"agent_max_speed": float("nan")}, "agent_max_speed"),
+        ({"reward_shaping": "yes"}, "reward_shaping must be True or False"),
+        ({"arena_size": 4.0, "min_start_distance": 6.0}, "min_start_distance must be below"),
+        ({"capture_radius": 20.0}, "capture_radius must be smaller than half the arena_size"),
+    ],
+)
+def test_bad_configuration_raises_value_error_naming_the_argument(kwargs, fragment):
+    with pytest.raises(ValueError) as err:
+        gym.make("steer_env/Pursuit-v0", **kwargs)
+    assert fragment in str(err.value)
+
+
+def test_bad_render_mode_is_rejected():
+    with pytest.raises(ValueError, match="render_mode must be None or one of"):
+        gym.make("steer_env/Pursuit-v0", render_mode="ascii")
+
+
+@pytest.mark.parametrize(
+    "action,fragment",
+    [
+        (np.zeros(3, dtype=np.float32), "action must have shape (2,)"),
+        (np.zeros((1, 2), dtype=np.float32), "action must have shape (2,)"),
+        (np.array([np.nan, 0.0], dtype=np.float32), "action must be finite"),
+        (np.array([np.inf, 0.0], dtype=np.float32), "action must be finite"),
+    ],
+)
+def test_bad_actions_raise_value_error(action, fragment):
+    env = steer_env.PursuitEnv()
+    env.reset(seed=0)
+    before = env.positions
+    with pytest.raises(ValueError) as err:
+        env.step(action)
+    assert fragment in str(err.value)
+    np.testing.assert_array_equal(env.positions, before)  # the state is untouched
+
+
+def test_step_before_reset_is_gymnasiums_error():
+    with pytest.raises(ResetNeeded):
+        steer_env.PursuitEnv().step(np.zeros(2, dtype=np.float32))
+    with pytest.raises(ResetNeeded):
+        gym.make("steer_env/Pursuit-v0").step(np.zeros(2, dtype=np.float32))
+
+
+def test_documented_state_is_read_only_copies():
+    env = gym.make("steer_env/Evasion-v0")
+    env.reset(seed=0)
+    base = env.unwrapped
+    assert base.agent_index == 0
+    assert base.positions.shape == (3, 2) and base.velocities.shape == (3, 2)
+    assert base.is_pursuer.tolist() == [False, True, True]
+    assert base.max_speeds.shape == base.max_forces.shape == base.masses.shape == (3,)
+    p = base.positions
+    p[:] = 99.0
+    assert not np.any(base.positions == 99.0)
+
+
+@pytest.mark.parametrize("env_id", IDS)
+def test_rgb_array_frames_shape_not_blank_and_deterministic(env_id):
+    pytest.importorskip("pygame")
+
+    def frames(seed):
+        env = gym.make(env_id, render_mode="rgb_array")
+        env.reset(seed=seed)
+        out = [env.render()]
+        for a in np.random.default_rng(0).uniform(-1, 1, (10, 2)).astype(np.float32):
+            env.step(a)
+            out.append(env.render())
+        env.close()
+        return out
+
+    a, b, c = frames(1), frames(1), frames(2)
+    assert a[0].dtype == np.uint8 and a[0].ndim == 3 and a[0].shape[2] == 3
+    assert a[0].shape[0] == a[0].shape[1]  # square arena
+    for f in a:
+        assert len(np.unique(f.reshape(-1, 3), axis=0)) > 3  # not blank
+    assert not np.array_equal(a[0], a[-1])  # things move
+    for fa, fb in zip(a, b, strict=True):
+        np.testing.assert_array_equal(fa, fb)
+    assert not np.array_equal(a[0], c[0])
