@@ -53,7 +53,11 @@ def seek(
     (the force brakes).
     """
     desired = vecmath.set_magnitude(_f(target) - _f(position), max_speed)
-    return desired - _f(velocity)
+    v = _f(velocity)
+    if desired.shape == v.shape:
+        desired -= v  # desired is a fresh array: reuse it
+        return desired
+    return desired - v
 
 
 def flee(
@@ -89,11 +93,24 @@ def arrive(
     is the distance to the target, so the desired velocity shrinks linearly to zero at the
     target and the vehicle comes to rest there without orbiting.
 
-    The ramp is feasible (no overshoot) when the vehicle can brake as hard as it asks:
-    ``max_speed**2 / slowing_radius <= max_force / mass``. Pass ``max_deceleration``
-    (m/s^2, usually ``max_force / mass``) to also cap the desired speed at the braking
-    speed ``sqrt(2 * max_deceleration * d)``, which keeps arrive overshoot-free with any
-    slowing radius.
+    With the steering force ``desired - velocity``, the velocity follows the desired one
+    with a lag of ``mass`` seconds (``dv/dt = (desired - v) / mass`` while the force is not
+    truncated), so the ramp stops the vehicle on the target without overshoot when
+
+    1. the vehicle can brake as hard as the ramp asks:
+       ``max_speed**2 / slowing_radius <= max_force / mass``, and
+    2. the ramp is no steeper than that lag allows (critical damping):
+       ``slowing_radius >= 4 * mass * max_speed``,
+
+    with a time step well below ``mass`` (the tests use ``dt <= mass / 10``). A shorter
+    radius makes the approach underdamped: the vehicle overshoots and comes back.
+
+    When ``max_force`` is too weak for condition 1, pass ``max_deceleration`` (m/s^2) to
+    also cap the desired speed at the braking speed ``sqrt(2 * max_deceleration * d)``.
+    Because of the same lag the vehicle rides slightly above that curve, so choose
+    ``max_deceleration <= max_force / (2 * mass)`` (half the vehicle's real braking); with
+    condition 2 this keeps arrive overshoot-free from any start at or below the braking
+    speed. (``max_deceleration = max_force / mass`` overshoots.)
     """
     offset = _f(target) - _f(position)
     d = vecmath.length(offset)
@@ -269,10 +286,12 @@ def separation(
     zero force. ``velocity`` is ``(N, 2)`` flattened like ``neighbors``.
     """
     v = _f(velocity).reshape(-1, 2)
-    d = np.maximum(neighbors.distance, min_distance)
-    push = -neighbors.offset / (d * d)[:, None]
-    coincident = neighbors.distance <= vecmath.TINY
-    if np.any(coincident):
+    weight = np.maximum(neighbors.distance, min_distance)
+    weight *= weight
+    np.divide(-1.0, weight, out=weight)  # -1 / d**2
+    push = neighbors.offset * weight[:, None]
+    if neighbors.distance.size and neighbors.distance.min() <= vecmath.TINY:
+        coincident = neighbors.distance <= vecmath.TINY
         tb = _pair_tiebreak(neighbors.i[coincident], neighbors.j[coincident])
         push[coincident] = tb / min_distance
     total = neighbors.sum(push)
@@ -295,7 +314,7 @@ def alignment(
     """
     v = _f(velocity).reshape(-1, 2)
     h = _f(heading).reshape(-1, 2)
-    mean_heading = neighbors.sum(h[neighbors.j])
+    mean_heading = neighbors.sum(neighbors.gather(h))
     ms = _per_vehicle(max_speed, v.shape[0])
     force = vecmath.set_magnitude(mean_heading, ms) - v
     return _masked(force, neighbors.count() > 0)
@@ -349,20 +368,35 @@ def wall_avoidance(
 ) -> Array:
     """Stay inside the axis-aligned box ``bounds = (xmin, ymin, xmax, ymax)`` (m).
 
-    Detection uses Buckland's three feelers (:func:`feelers`); the response is Reynolds'
-    *containment*: for each wall a feeler pokes through, the desired velocity keeps its
-    component along the wall and points away from the wall at ``max_speed``, so the
-    steering force ``desired - velocity`` first cancels the motion towards the wall and
-    then pushes back. Vehicles whose feelers are all inside get zero force.
+    Detection uses Buckland's three feelers (:func:`feelers`), plus a heading-independent
+    margin: a wall closer to the vehicle than the side feelers' length
+    (``feeler_length * side_scale``) counts as touched whichever way the vehicle faces.
+    (Feelers alone are blind while a slow vehicle near a wall faces inwards for a moment,
+    and a lower-priority force pulling outwards then walks it out of the box step by step.)
 
-    The box keeps a vehicle inside when ``feeler_length`` exceeds its braking distance
-    ``max_speed**2 * mass / (2 * max_force)`` plus one step of travel.
+    The response is Reynolds' *containment*: for each wall touched, the desired velocity
+    keeps its component along the wall and points away from the wall at ``max_speed``, so
+    the steering force ``desired - velocity`` first cancels the motion towards the wall and
+    then pushes back. Vehicles touching no wall get zero force.
+
+    Used alone, or first in :func:`steer_env.combine.prioritized` with other behaviours
+    below it, this keeps vehicles inside the box (started inside it, at least
+    ``feeler_length * side_scale`` from the walls) when ``feeler_length`` is at least
+    ``sqrt(2) * max_speed**2 * mass / (2 * min(max_force, max_speed)) + max_speed * dt``:
+    the braking distance at the deceleration the force guarantees while moving outwards
+    (``min(max_force, max_speed) / mass``), times ``sqrt(2)`` for corners, where two walls
+    share the force, plus one step of travel. The box must be wider and taller than
+    ``2 * feeler_length * side_scale``.
     """
     xmin, ymin, xmax, ymax = (float(b) for b in np.asarray(bounds, dtype=np.float64))
+    p = _f(position)
     v = _f(velocity)
-    tips = feelers(position, heading, feeler_length, side_angle, side_scale)
-    over_lo = np.stack((xmin - tips[..., 0], ymin - tips[..., 1]), axis=-1).max(axis=-2) > 0
-    over_hi = np.stack((tips[..., 0] - xmax, tips[..., 1] - ymax), axis=-1).max(axis=-2) > 0
+    tips = feelers(p, heading, feeler_length, side_angle, side_scale)  # (..., 3, 2)
+    lo = np.array([xmin, ymin])
+    hi = np.array([xmax, ymax])
+    margin = feeler_length * side_scale
+    over_lo = ((lo - tips).max(axis=-2) > 0) | (p - lo < margin)  # (..., 2): per axis
+    over_hi = ((tips - hi).max(axis=-2) > 0) | (hi - p < margin)
     ms = _f(max_speed)[..., None]
     desired = np.where(over_lo, ms, np.where(over_hi, -ms, v))
     return np.where(over_lo | over_hi, desired - v, 0.0)
@@ -389,6 +423,11 @@ def obstacle_avoidance(
     ``braking_weight``. Lateral strength is ``max_speed * (R - |y|) / R * (1 + (L - x) / L)``
     for an obstacle at local ``(x, y)`` with grown radius ``R``; an obstacle dead ahead is
     passed on the left (+side). Zero force when the box is clear.
+
+    The lateral push fades to zero at the grown radius, so combine it first in
+    :func:`steer_env.combine.prioritized` with a large weight (Buckland's default is 10
+    against 1 for seek): with equal weights a seek towards a target behind the obstacle
+    outweighs the faded push and the vehicle grazes into the obstacle.
     """
     p = _f(position)
     h = _f(heading)
@@ -399,8 +438,9 @@ def obstacle_avoidance(
     speed = vecmath.length(velocity)
     box = min_detection_length * (1.0 + speed / _f(max_speed))  # (...)
     local = vecmath.point_to_local(centers, p[..., None, :], h[..., None, :])  # (..., M, 2)
-    grown = radii + _f(radius)[..., None]  # (..., M)
     lx, ly = local[..., 0], local[..., 1]
+    # Obstacle radii grown by the vehicle's (a scalar radius broadcasts to every vehicle).
+    grown = np.broadcast_to(radii + _f(radius)[..., None], lx.shape)  # (..., M)
     hit = (lx + grown >= 0) & (lx - grown <= box[..., None]) & (np.abs(ly) < grown)
     half_chord = np.sqrt(np.maximum(grown * grown - ly * ly, 0.0))
     near_x = np.where(lx - half_chord > 0, lx - half_chord, lx + half_chord)

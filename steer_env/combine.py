@@ -37,6 +37,8 @@ def weighted_sum(forces: Sequence[Force], weights: Sequence[float], max_force: A
     """``truncate(sum_k weights[k] * forces[k], max_force)`` (Buckland's
     ``CalculateWeightedSum``)."""
     _check_weights(forces, weights, "weighted_sum")
+    if len(forces) == 0:
+        raise ValueError("weighted_sum needs at least one force")
     total = sum(w * _value(f) for f, w in zip(forces, weights, strict=True))
     return vecmath.truncate(total, max_force)
 
@@ -86,6 +88,8 @@ def dithered(
     force). Vehicles for which no behaviour wins get zero force.
     """
     _check_weights(forces, weights, "dithered")
+    if len(forces) == 0:
+        raise ValueError("dithered needs at least one force")
     if len(probabilities) != len(forces):
         raise ValueError(
             f"dithered needs one probability per force: got {len(forces)} forces and "

@@ -52,21 +52,22 @@ def integrate(
     written into those arrays (which may be the inputs themselves) and they are returned;
     no temporaries beyond a few ``(...)``-shaped scalars are then allocated per call.
 
-    Guarantees: ``|velocity_new - velocity| <= max_force / mass * dt`` before the speed
-    truncation, ``|velocity_new| <= max_speed``, and a zero force leaves the velocity
-    unchanged (up to the speed limit).
+    Guarantees: ``|velocity_new - velocity| <= max_force / mass * dt`` (before the speed
+    truncation, and after it too when the old velocity was within ``max_speed``: scaling
+    onto the speed disc is a projection, which cannot move the velocity further from the old
+    one), ``|velocity_new| <= max_speed``, and a zero force leaves the velocity unchanged (up
+    to the speed limit). Forces of any finite size are truncated correctly (the norm does
+    not overflow).
     """
     if out is None:
         out = (np.empty_like(position), np.empty_like(velocity), np.empty_like(heading))
     p_out, v_out, h_out = out
 
-    # force -> truncate to max_force, divided by mass, times dt: one scale factor per vehicle.
-    fx = steering_force[..., 0]
-    fy = steering_force[..., 1]
-    f_norm = np.sqrt(fx * fx + fy * fy)
-    scale = np.minimum(
-        1.0, np.divide(max_force, f_norm, out=np.ones_like(f_norm), where=f_norm > max_force)
-    )
+    # force -> truncated to max_force, divided by mass, times dt: one scale per vehicle.
+    # vecmath.length stays exact for huge forces (a naive sqrt(fx*fx + fy*fy) overflows to
+    # inf beyond ~1e154 N and would turn the force into zero).
+    f_norm = vecmath.length(steering_force)
+    scale = np.divide(max_force, f_norm, out=np.ones_like(f_norm), where=f_norm > max_force)
     scale *= dt
     scale /= mass
     dv = steering_force * scale[..., None]
@@ -75,14 +76,12 @@ def integrate(
     else:
         np.add(velocity, dv, out=v_out)
 
-    vx = v_out[..., 0]
-    vy = v_out[..., 1]
-    speed = np.sqrt(vx * vx + vy * vy)
+    speed = vecmath.length(v_out)
     too_fast = speed > max_speed
     if np.any(too_fast):
         shrink = np.divide(max_speed, speed, out=np.ones_like(speed), where=too_fast)
         v_out *= shrink[..., None]
-        speed = np.minimum(speed, max_speed)
+        speed *= shrink
 
     if p_out is position:
         p_out += v_out * dt
@@ -90,10 +89,11 @@ def integrate(
         np.multiply(v_out, dt, out=p_out)
         p_out += position
 
+    # Heading: the unit velocity where moving; elsewhere the previous heading is kept.
     moving = speed > MIN_HEADING_SPEED
-    inv = np.divide(1.0, speed, out=np.zeros_like(speed), where=moving)
-    new_heading = np.where(moving[..., None], v_out * inv[..., None], heading)
-    h_out[...] = new_heading
+    if h_out is not heading:
+        np.copyto(h_out, heading)
+    np.divide(v_out, speed[..., None], out=h_out, where=moving[..., None])
     return p_out, v_out, h_out
 
 
@@ -172,7 +172,7 @@ class Vehicles:
 
     Example:
         >>> import numpy as np
-        >>> from steer_env import Vehicles, behaviors
+        >>> from steer_env import Vehicles, behaviors, vecmath
         >>> flock = Vehicles.create(position=[[0.0, 0.0], [5.0, 0.0]], max_speed=2.0, max_force=4.0)
         >>> force = behaviors.seek(flock.position, flock.velocity, [10.0, 10.0], flock.max_speed)
         >>> flock.step(force, dt=0.1)
@@ -256,7 +256,13 @@ class Vehicles:
             raise ValueError(f"dt must be a finite number of seconds > 0, got {dt!r}")
         force = np.asarray(steering_force, dtype=np.float64)
         if force.shape != self.position.shape:
-            force = np.broadcast_to(force, self.position.shape)
+            try:
+                force = np.broadcast_to(force, self.position.shape)
+            except ValueError:
+                raise ValueError(
+                    f"steering_force must have shape {self.position.shape} (or broadcast to "
+                    f"it), got {force.shape}"
+                ) from None
         integrate(
             self.position,
             self.velocity,

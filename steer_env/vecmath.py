@@ -25,10 +25,38 @@ Array = NDArray[np.float64]
 TINY = 1e-12
 
 
+#: Arrays with at most this many vectors take :func:`numpy.hypot` directly (cheapest there).
+_HYPOT_MAX = 256
+# Sums of squares outside [_SQ_MIN, _SQ_MAX] may have lost precision to underflow or overflow.
+_SQ_MIN = 1e-290
+_SQ_MAX = 1e300
+
+
 def length(v: ArrayLike) -> Array:
-    """Euclidean length of each vector: ``(..., 2) -> (...)``."""
+    """Euclidean length of each vector: ``(..., 2) -> (...)``.
+
+    Accurate for any finite input, without warnings: vectors whose squared length would
+    overflow (components beyond ~1e150) or underflow are measured with :func:`numpy.hypot`.
+    """
     v = np.asarray(v, dtype=np.float64)
-    return np.sqrt(v[..., 0] * v[..., 0] + v[..., 1] * v[..., 1])
+    x = v[..., 0]
+    y = v[..., 1]
+    if x.size <= _HYPOT_MAX:
+        return np.hypot(x, y)
+    # Large arrays: sqrt(x*x + y*y) is about twice as fast as hypot. Squares that overflow
+    # (components beyond ~1e154) or underflow (below ~1e-145) are redone with hypot.
+    with np.errstate(over="ignore", under="ignore"):
+        s = x * x
+        s += y * y
+    if not (s.max() <= _SQ_MAX and s.min() >= _SQ_MIN):
+        bad = ~(s <= _SQ_MAX) | (s < _SQ_MIN)
+        bad &= (x != 0) | (y != 0)
+        if bad.any():
+            np.sqrt(s, out=s)
+            s[bad] = np.hypot(x[bad], y[bad])
+            return s
+    np.sqrt(s, out=s)
+    return s
 
 
 def _safe_scale(v: Array, factor: Array) -> Array:

@@ -1,0 +1,183 @@
+"""Micro-benchmarks of the steering core.
+
+Run with ``python -m benchmarks.bench_core`` (add ``--quick`` for fewer repeats). Threads are
+pinned to one (``OMP_NUM_THREADS=1`` and friends are set before numpy is imported) so the
+figures are per core.
+
+1. One physics step (:func:`steer_env.physics.integrate`, in place) plus :func:`seek` for
+   100,000 vehicles, against the "floor": the same arithmetic written inline as tight numpy
+   on preallocated buffers. Target: ours / floor <= 3.
+2. One flocking step (:func:`find_neighbors` + separation + alignment + cohesion +
+   :func:`combine.weighted_sum`) for 1,000, 10,000 and 100,000 boids spread uniformly over a
+   square sized so that each boid has about 15 neighbours within the neighbour radius.
+   Targets: 10k < 50 ms, 100k < 1 s.
+
+Every figure is the median over several repeats, with the min-max range.
+"""
+
+from __future__ import annotations
+
+import os
+
+for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
+import argparse  # noqa: E402
+import platform  # noqa: E402
+import statistics  # noqa: E402
+import sys  # noqa: E402
+import time  # noqa: E402
+from collections.abc import Callable  # noqa: E402
+
+import numpy as np  # noqa: E402
+import scipy  # noqa: E402
+
+from steer_env import behaviors, combine, physics  # noqa: E402
+from steer_env.neighbors import find_neighbors  # noqa: E402
+
+NEIGHBOR_RADIUS = 5.0  # m
+MEAN_NEIGHBORS = 15.0  # expected neighbours per boid
+
+
+def timeit(fn: Callable[[], object], repeats: int, inner: int = 1) -> list[float]:
+    """Seconds per call of ``fn``: one figure per repeat, each averaged over ``inner`` calls."""
+    fn()  # warm-up
+    out = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        for _ in range(inner):
+            fn()
+        out.append((time.perf_counter() - t0) / inner)
+    return out
+
+
+def fmt(samples: list[float], unit: str = "ms") -> str:
+    scale = {"ms": 1e3, "us": 1e6, "s": 1.0}[unit]
+    med = statistics.median(samples) * scale
+    return f"{med:9.3f} {unit}  (min {min(samples) * scale:.3f} - max {max(samples) * scale:.3f})"
+
+
+# --- 1. physics + seek vs the numpy floor
+def bench_physics(n: int, repeats: int) -> tuple[list[float], list[float]]:
+    rng = np.random.default_rng(0)
+    dt = 0.05
+    pos0 = rng.uniform(-100.0, 100.0, (n, 2))
+    mass = rng.uniform(0.5, 2.0, n)
+    max_speed = rng.uniform(1.0, 3.0, n)
+    max_force = rng.uniform(0.5, 4.0, n)
+    target = np.array([3.0, -7.0])
+
+    pos, vel = pos0.copy(), np.zeros((n, 2))
+    head = np.tile([1.0, 0.0], (n, 1))
+    state = (pos, vel, head)
+
+    def ours() -> None:
+        force = behaviors.seek(pos, vel, target, max_speed)
+        physics.integrate(pos, vel, head, force, mass, max_speed, max_force, dt, out=state)
+
+    # The floor: the same arithmetic inline, on preallocated buffers.
+    fp, fv = pos0.copy(), np.zeros((n, 2))
+    fh = np.tile([1.0, 0.0], (n, 1))
+    d = np.empty((n, 2))
+    s = np.empty(n)
+    t = np.empty(n)
+    u = np.empty(n)
+    mass_over_dt = mass / dt
+
+    def norm_into(vec: np.ndarray, out: np.ndarray) -> None:
+        np.multiply(vec[:, 0], vec[:, 0], out=out)
+        np.multiply(vec[:, 1], vec[:, 1], out=u)
+        out += u
+        np.sqrt(out, out=out)
+
+    def floor() -> None:
+        # seek: desired = max_speed * (target - p) / |target - p|; force = desired - v
+        np.subtract(target, fp, out=d)
+        norm_into(d, s)
+        np.maximum(s, 1e-12, out=s)
+        np.divide(max_speed, s, out=t)
+        np.multiply(d, t[:, None], out=d)
+        np.subtract(d, fv, out=d)
+        # truncate to max_force, / mass, * dt
+        norm_into(d, s)
+        np.maximum(s, max_force, out=s)
+        np.multiply(s, mass_over_dt, out=s)
+        np.divide(max_force, s, out=t)
+        np.multiply(d, t[:, None], out=d)
+        np.add(fv, d, out=fv)
+        # truncate the speed, move, heading
+        norm_into(fv, s)
+        np.maximum(s, max_speed, out=t)
+        np.divide(max_speed, t, out=t)
+        np.multiply(fv, t[:, None], out=fv)
+        np.multiply(s, t, out=s)
+        np.multiply(fv, dt, out=d)
+        np.add(fp, d, out=fp)
+        np.maximum(s, 1e-300, out=t)
+        np.divide(fv, t[:, None], out=fh, where=(s > 1e-8)[:, None])
+
+    return timeit(ours, repeats, inner=5), timeit(floor, repeats, inner=5)
+
+
+# --- 2. flocking
+def make_flock(n: int, seed: int = 0) -> tuple[np.ndarray, ...]:
+    rng = np.random.default_rng(seed)
+    side = NEIGHBOR_RADIUS * np.sqrt(n * np.pi / MEAN_NEIGHBORS)
+    pos = rng.uniform(0.0, side, (n, 2))
+    angle = rng.uniform(-np.pi, np.pi, n)
+    head = np.stack((np.cos(angle), np.sin(angle)), axis=-1)
+    vel = head * rng.uniform(0.5, 1.0, n)[:, None]
+    max_speed = np.full(n, 1.5)
+    max_force = np.full(n, 2.0)
+    return pos, vel, head, max_speed, max_force
+
+
+def flock_step(pos, vel, head, max_speed, max_force, method: str) -> np.ndarray:
+    nb = find_neighbors(pos, NEIGHBOR_RADIUS, method=method)
+    sep = behaviors.separation(vel, max_speed, nb)
+    ali = behaviors.alignment(vel, head, max_speed, nb)
+    coh = behaviors.cohesion(vel, max_speed, nb)
+    return combine.weighted_sum([sep, ali, coh], [1.5, 1.0, 1.0], max_force)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="fewer repeats")
+    args = parser.parse_args(argv)
+    repeats = 5 if args.quick else 15
+
+    print(f"command: python -m benchmarks.bench_core {' '.join(argv or sys.argv[1:])}".rstrip())
+    print(
+        f"machine: {platform.platform()}, {platform.processor() or platform.machine()}, "
+        f"{os.cpu_count()} CPUs, Python {platform.python_version()}, numpy {np.__version__}, "
+        f"scipy {scipy.__version__}, OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS')}"
+    )
+    print(f"figures: median over {repeats} repeats (min - max)")
+    print()
+
+    n = 100_000
+    ours, floor = bench_physics(n, repeats)
+    ratio = statistics.median(ours) / statistics.median(floor)
+    print(f"1. integrate (in place) + seek, {n:,} vehicles")
+    print(f"   steer_env   {fmt(ours)}")
+    print(f"   numpy floor {fmt(floor)}")
+    print(f"   ratio ours/floor = {ratio:.2f}  (target <= 3)")
+    print()
+
+    print("2. flocking step (find_neighbors + separation + alignment + cohesion + weighted_sum),")
+    print(f"   radius {NEIGHBOR_RADIUS} m, ~{MEAN_NEIGHBORS:.0f} neighbours per boid")
+    for n_boids, reps in ((1_000, repeats * 4), (10_000, repeats), (100_000, max(3, repeats // 3))):
+        flock = make_flock(n_boids)
+        nb = find_neighbors(flock[0], NEIGHBOR_RADIUS, method="kdtree")
+        mean_nb = len(nb.i) / n_boids
+        for method in ("kdtree", "auto"):
+            samples = timeit(lambda f=flock, m=method: flock_step(*f, method=m), reps)
+            target = {10_000: "  (target < 50 ms)", 100_000: "  (target < 1 s)"}.get(n_boids, "")
+            print(
+                f"   {n_boids:>7,} boids, {method:>6}: {fmt(samples)}"
+                f"  [{mean_nb:.1f} neighbours/boid]{target}"
+            )
+
+
+if __name__ == "__main__":
+    main()
