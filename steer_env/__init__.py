@@ -6,19 +6,19 @@ environments ``steer_env/Pursuit-v0`` and ``steer_env/Evasion-v0`` with Gymnasiu
 """
 
 from steer_env import behaviors, combine, vecmath
+
+# Importing steer_env.envs registers the Gymnasium environments.
+from steer_env.envs import ENV_IDS, EvasionEnv, PursuitEnv
 from steer_env.neighbors import Neighbors, find_neighbors
 from steer_env.physics import VehicleParams, Vehicles, integrate
-
-# Registers the Gymnasium environments (after the pure-numpy library above).
-from steer_env.envs import ENV_IDS, EvasionEnv, PursuitEnv  # noqa: E402  isort: skip
 
 __version__ = "0.1.0"
 
 __all__ = [
     "ENV_IDS",
     "EvasionEnv",
-    "PursuitEnv",
     "Neighbors",
+    "PursuitEnv",
     "VehicleParams",
     "Vehicles",
     "__version__",

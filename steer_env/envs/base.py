@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any, ClassVar
 
 import gymnasium as gym
@@ -28,7 +29,7 @@ def validate_render_mode(render_mode: str | None, accepted: list[str]) -> None:
         raise ValueError(f"render_mode must be None or one of {accepted}, got {render_mode!r}")
     from steer_env import rendering
 
-    rendering.require_pygame()
+    rendering._import_pygame()
 
 
 def validate_actions(action: Any, shape: tuple[int, ...]) -> NDArray[np.float64]:
@@ -39,7 +40,11 @@ def validate_actions(action: Any, shape: tuple[int, ...]) -> NDArray[np.float64]
         raise ValueError(f"action must be numeric with shape {shape}, got {action!r}") from exc
     if arr.shape != shape:
         raise ValueError(f"action must have shape {shape}, got {arr.shape}")
-    if not np.all(np.isfinite(arr)):
+    # A few values: Python's isfinite beats numpy's per-call overhead.
+    finite = (
+        all(map(math.isfinite, arr.ravel().tolist())) if arr.size <= 8 else np.isfinite(arr).all()
+    )
+    if not finite:
         raise ValueError("action must be finite: got NaN or inf (it would poison the episode)")
     return arr
 
@@ -60,9 +65,7 @@ class PursuitEvasionEnv(gym.Env[NDArray[np.float32], NDArray[np.float32]]):
         self.render_mode = render_mode
         self.sim = Simulation(self.config, self.agent_role, num_envs=1)
         self.action_space = spaces.Box(-1.0, 1.0, shape=(2,), dtype=np.float32)
-        self.observation_space = spaces.Box(
-            -1.0, 1.0, shape=(self.sim.obs_dim,), dtype=np.float32
-        )
+        self.observation_space = spaces.Box(-1.0, 1.0, shape=(self.sim.obs_dim,), dtype=np.float32)
         self._needs_reset = True
         self._renderer = None
         self._trails = None
@@ -140,26 +143,20 @@ class PursuitEvasionEnv(gym.Env[NDArray[np.float32], NDArray[np.float32]]):
             self.render()
         return self.sim.observe()[0], {"distance": float(self.sim.nearest_opponent_distance()[0])}
 
-    def step(
-        self, action: Any
-    ) -> tuple[NDArray[np.float32], float, bool, bool, dict[str, Any]]:
+    def step(self, action: Any) -> tuple[NDArray[np.float32], float, bool, bool, dict[str, Any]]:
         if self._needs_reset:
             raise ResetNeeded("Cannot call env.step() before calling env.reset()")
         act = validate_actions(action, (2,))
-        result = self.sim.step(act[None, :])
-        terminated = bool(result.terminated[0])
-        truncated = bool(result.truncated[0])
+        fres, bres, obs = self.sim.step_arrays(act.reshape(1, 2), reuse=True)
+        # Rows in kernel.R_* and kernel.B_* order.
+        reward, capture, escape, shaping, distance = fres[:, 0].tolist()
+        terminated, truncated, captured = bres[:, 0].tolist()
         info: dict[str, Any] = {
-            "distance": float(result.distance[0]),
-            "reward_terms": {
-                "capture": float(result.reward_capture[0]),
-                "escape": float(result.reward_escape[0]),
-                "shaping": float(result.reward_shaping[0]),
-            },
+            "distance": distance,
+            "reward_terms": {"capture": capture, "escape": escape, "shaping": shaping},
         }
         if terminated or truncated:
             self._needs_reset = True
-            captured = bool(result.captured[0])
             info["is_success"] = captured if self.agent_role == "pursuer" else not captured
             step = int(self.sim.capture_step[0])
             info["capture_step"] = step if step >= 0 else None
@@ -167,13 +164,15 @@ class PursuitEvasionEnv(gym.Env[NDArray[np.float32], NDArray[np.float32]]):
             self._trails.push(self.sim.position[0])
         if self.render_mode == "human":
             self.render()
-        return self.sim.observe()[0], float(result.reward[0]), terminated, truncated, info
+        return obs[0], reward, terminated, truncated, info
 
     def render(self) -> NDArray[np.uint8] | None:
         if self.render_mode is None:
+            name = self.spec.id if self.spec else type(self).__name__
             gym.logger.warn(
                 "You are calling render method without specifying any render mode. "
-                f'You can specify the render_mode at initialization, e.g. gym.make("{self.spec.id if self.spec else type(self).__name__}", render_mode="rgb_array")'
+                "You can specify the render_mode at initialization, e.g. "
+                f'gym.make("{name}", render_mode="rgb_array")'
             )
             return None
         from steer_env import rendering
@@ -182,8 +181,11 @@ class PursuitEvasionEnv(gym.Env[NDArray[np.float32], NDArray[np.float32]]):
         if self._renderer is None:
             bounds = (-self.config.half_size,) * 2 + (self.config.half_size,) * 2
             self._renderer = rendering.Renderer(
-                bounds, width_px=600, render_mode=self.render_mode,
-                fps=self.metadata["render_fps"], title=f"steer-env {type(self).__name__}",
+                bounds,
+                width_px=600,
+                render_mode=self.render_mode,
+                fps=self.metadata["render_fps"],
+                title=f"steer-env {type(self).__name__}",
             )
             self._trails = rendering.Trails(scene.TRAIL_LENGTH)
             self._trails.reset(self.sim.position[0])

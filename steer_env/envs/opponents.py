@@ -97,12 +97,21 @@ def evader_forces(
     wall = behaviors.wall_avoidance(p, v, h, ms, arena_bounds(cfg), cfg.feeler_length)
     escape = behaviors.evade(p, v, ms, tp, tv, cfg.threat_range, cfg.max_prediction_time)
     roam, new_target = behaviors.wander(
-        p, v, h, ms, wander_target, radius=cfg.wander_radius, distance=cfg.wander_distance,
-        jitter=cfg.wander_jitter, dt=cfg.dt, noise=noise,
+        p,
+        v,
+        h,
+        ms,
+        wander_target,
+        radius=cfg.wander_radius,
+        distance=cfg.wander_distance,
+        jitter=cfg.wander_jitter,
+        dt=cfg.dt,
+        noise=noise,
     )
     roam = np.where(threatened[..., None], 0.0, roam)
     force = combine.prioritized(
-        [wall, escape, roam], [cfg.wall_weight, cfg.evade_weight, cfg.wander_weight],
+        [wall, escape, roam],
+        [cfg.wall_weight, cfg.evade_weight, cfg.wander_weight],
         max_force[evaders],
     )
     return force, new_target

@@ -20,8 +20,8 @@ from typing import Any
 
 import gymnasium as gym
 import numpy as np
-from stable_baselines3.common.vec_env.base_vec_env import VecEnv, VecEnvIndices
 from numpy.typing import NDArray
+from stable_baselines3.common.vec_env.base_vec_env import VecEnv, VecEnvIndices
 
 import steer_env  # noqa: F401  (registers the ids)
 from steer_env.envs.base import validate_actions
@@ -37,7 +37,8 @@ class SB3VecEnv(VecEnv):
         self.vector_env = vector_env
         self.sim = vector_env.sim
         super().__init__(
-            vector_env.num_envs, vector_env.single_observation_space,
+            vector_env.num_envs,
+            vector_env.single_observation_space,
             vector_env.single_action_space,
         )
         self.render_mode = vector_env.render_mode
@@ -64,29 +65,33 @@ class SB3VecEnv(VecEnv):
     def step_async(self, actions: NDArray[np.float32]) -> None:
         self._actions = validate_actions(actions, (self.num_envs, 2))
 
-    def step_wait(self) -> tuple[NDArray[np.float32], NDArray[np.float32], NDArray[np.bool_],
-                                 list[dict[str, Any]]]:
+    def step_wait(
+        self,
+    ) -> tuple[NDArray[np.float32], NDArray[np.float32], NDArray[np.bool_], list[dict[str, Any]]]:
         if self._actions is None:
             raise RuntimeError("step_wait() called without step_async()")
         result = self.sim.step(self._actions)
         self._actions = None
         done = result.terminated | result.truncated
-        obs = self.sim.observe()
+        obs = result.observation
         infos: list[dict[str, Any]] = [{} for _ in range(self.num_envs)]
         finished = np.flatnonzero(done)
         if finished.size:
             pursuer = self.sim.agent_role == "pursuer"
-            for i in finished:
-                captured = bool(result.captured[i])
-                step = int(self.sim.capture_step[i])
+            truncated = result.truncated[finished].tolist()
+            captured = result.captured[finished].tolist()
+            capture_step = self.sim.capture_step[finished].tolist()
+            for k, i in enumerate(finished.tolist()):
+                step = capture_step[k]
                 infos[i] = {
+                    # A copy: obs[i] is overwritten by the reset observation below.
                     "terminal_observation": obs[i].copy(),
-                    "TimeLimit.truncated": bool(result.truncated[i] and not result.terminated[i]),
-                    "is_success": captured if pursuer else not captured,
+                    "TimeLimit.truncated": truncated[k] and not captured[k],
+                    "is_success": captured[k] if pursuer else not captured[k],
                     "capture_step": step if step >= 0 else None,
                 }
             self.sim.reset_envs(finished)
-            obs[finished] = self.sim.observe()[finished]
+            self.sim.observe(finished, out=obs)
         return obs, result.reward.astype(np.float32), done, infos
 
     def close(self) -> None:
@@ -103,13 +108,19 @@ class SB3VecEnv(VecEnv):
     def set_attr(self, attr_name: str, value: Any, indices: VecEnvIndices = None) -> None:
         setattr(self.vector_env, attr_name, value)
 
-    def env_method(self, method_name: str, *method_args: Any, indices: VecEnvIndices = None,
-                   **method_kwargs: Any) -> list[Any]:
+    def env_method(
+        self,
+        method_name: str,
+        *method_args: Any,
+        indices: VecEnvIndices = None,
+        **method_kwargs: Any,
+    ) -> list[Any]:
         result = getattr(self.vector_env, method_name)(*method_args, **method_kwargs)
         return [result for _ in self._get_indices(indices)]
 
-    def env_is_wrapped(self, wrapper_class: type[gym.Wrapper],
-                       indices: VecEnvIndices = None) -> list[bool]:
+    def env_is_wrapped(
+        self, wrapper_class: type[gym.Wrapper], indices: VecEnvIndices = None
+    ) -> list[bool]:
         return [False for _ in self._get_indices(indices)]
 
 
@@ -117,8 +128,9 @@ def make_sb3_vec_env(env_id: str, n_envs: int, seed: int | None = None, **kwargs
     """An :class:`SB3VecEnv` of ``n_envs`` environments of ``env_id`` (``"steer_env/Pursuit-v0"``
     or ``"steer_env/Evasion-v0"``, any ``gym.make`` keyword arguments), seeded so that env
     ``i`` starts like ``gym.make(env_id).reset(seed=seed + i)``."""
-    vector_env = gym.make_vec(env_id, num_envs=n_envs, vectorization_mode="vector_entry_point",
-                              **kwargs)
+    vector_env = gym.make_vec(
+        env_id, num_envs=n_envs, vectorization_mode="vector_entry_point", **kwargs
+    )
     venv = SB3VecEnv(vector_env.unwrapped)
     if seed is not None:
         venv.seed(seed)

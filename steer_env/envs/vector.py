@@ -82,14 +82,10 @@ class SteerVectorEnv(VectorEnv):
     ) -> None:
         if isinstance(num_envs, bool) or not isinstance(num_envs, int | np.integer) or num_envs < 1:
             raise ValueError(f"num_envs must be an integer >= 1, got {num_envs!r}")
+        # gym.make_vec passes the registered max_episode_steps; an explicit time_limit wins.
         if max_episode_steps is not None and "time_limit" not in kwargs:
             kwargs["time_limit"] = max_episode_steps
         self.config = make_config(default_config, kwargs)
-        if max_episode_steps is not None and max_episode_steps != self.config.time_limit:
-            raise ValueError(
-                f"max_episode_steps ({max_episode_steps}) must equal time_limit "
-                f"({self.config.time_limit})"
-            )
         validate_render_mode(render_mode, self.metadata["render_modes"])
         self.render_mode = render_mode
         self.num_envs = int(num_envs)
@@ -101,6 +97,7 @@ class SteerVectorEnv(VectorEnv):
         self.action_space = batch_space(self.single_action_space, self.num_envs)
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self._autoreset = np.zeros(self.num_envs, dtype=bool)
+        self._any_autoreset = False  # self._autoreset.any(), kept to skip a numpy call per step
         self._started = False
         self._renderer = None
         self._trails = None
@@ -122,6 +119,7 @@ class SteerVectorEnv(VectorEnv):
             keys = seeds_to_keys(seed, self.num_envs, self.np_random)[envs]
         self.sim.reset_envs(envs, keys)
         self._autoreset[envs] = False
+        self._any_autoreset = bool(self._autoreset.any())
         self._started = True
         if self._trails is not None:
             self._trails.reset(self.sim.position[0])
@@ -129,34 +127,47 @@ class SteerVectorEnv(VectorEnv):
 
     def step(
         self, actions: Any
-    ) -> tuple[NDArray[np.float32], NDArray[np.float64], NDArray[np.bool_], NDArray[np.bool_],
-               dict[str, Any]]:
+    ) -> tuple[
+        NDArray[np.float32],
+        NDArray[np.float64],
+        NDArray[np.bool_],
+        NDArray[np.bool_],
+        dict[str, Any],
+    ]:
         if not self._started:
             raise ResetNeeded("Cannot call step() before calling reset()")
         act = validate_actions(actions, (self.num_envs, 2))
-        resetting = np.flatnonzero(self._autoreset)
-        saved_counter = self.sim.counter[resetting].copy()
+        resetting = np.flatnonzero(self._autoreset) if self._any_autoreset else None
+        if resetting is not None:
+            saved_counter = self.sim.counter[resetting]  # fancy indexing: a copy
         result = self.sim.step(act)
-        if resetting.size:
+        obs = result.observation
+        if resetting is not None:
             # These envs ended last step: they start a new episode instead of stepping, with
             # their random streams exactly where a single env's reset() would find them.
             self.sim.counter[resetting] = saved_counter
             self.sim.reset_envs(resetting)
-            for arr in (result.reward, result.reward_capture, result.reward_escape,
-                        result.reward_shaping):
+            for arr in (
+                result.reward,
+                result.reward_capture,
+                result.reward_escape,
+                result.reward_shaping,
+            ):
                 arr[resetting] = 0.0
             result.terminated[resetting] = False
             result.truncated[resetting] = False
             result.captured[resetting] = False
-            result.distance[resetting] = self.sim.nearest_opponent_distance()[resetting]
+            self.sim.nearest_opponent_distance(resetting, out=result.distance)
+            self.sim.observe(resetting, out=obs)
         done = result.terminated | result.truncated
         self._autoreset = done
-        infos = self._infos(result, done)
+        self._any_autoreset = bool(done.any())
+        infos = self._infos(result, done, self._any_autoreset)
         if self._trails is not None:
             self._trails.push(self.sim.position[0])
-        return (self.sim.observe(), result.reward, result.terminated, result.truncated, infos)
+        return (obs, result.reward, result.terminated, result.truncated, infos)
 
-    def _infos(self, result: StepResult, done: NDArray[np.bool_]) -> dict[str, Any]:
+    def _infos(self, result: StepResult, done: NDArray[np.bool_], any_done: bool) -> dict[str, Any]:
         every = np.ones(self.num_envs, dtype=bool)
         infos: dict[str, Any] = {
             "distance": result.distance,
@@ -171,7 +182,7 @@ class SteerVectorEnv(VectorEnv):
             },
             "_reward_terms": every,
         }
-        if done.any():
+        if any_done:
             captured = result.captured
             success = captured if self.sim.agent_role == "pursuer" else ~captured
             infos["is_success"] = success & done
@@ -188,8 +199,9 @@ class SteerVectorEnv(VectorEnv):
 
         if self._renderer is None:
             h = self.config.half_size
-            self._renderer = rendering.Renderer((-h, -h, h, h), render_mode=self.render_mode,
-                                                fps=RENDER_FPS)
+            self._renderer = rendering.Renderer(
+                (-h, -h, h, h), render_mode=self.render_mode, fps=RENDER_FPS
+            )
             self._trails = rendering.Trails(scene.TRAIL_LENGTH)
             self._trails.reset(self.sim.position[0])
         return scene.draw(self._renderer, self.sim, 0, self._trails)

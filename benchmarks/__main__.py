@@ -1,0 +1,456 @@
+"""``python -m benchmarks``: steer-env against its peers and its numpy floor, in one run.
+
+Prints one table and writes it as JSON (``--json``, default ``benchmarks/results.json``).
+Every figure is the median over ``--repeats`` repeats with the min-max range; throughputs
+use actions drawn before the timed loop. Threads are pinned (``--threads``, default 1:
+``OMP_NUM_THREADS``, ``MKL_NUM_THREADS``, ``OPENBLAS_NUM_THREADS``, ``NUMBA_NUM_THREADS`` and
+torch's intra-op threads) so every library runs on one core.
+
+Agents per env-step (``agent-steps/s = env-steps/s * agents``): steer-env counts every
+vehicle the physics steps, the learned agent plus the scripted opponents (Pursuit-v0: 2,
+Evasion-v0: 3); MPE2 and VMAS simple_tag count their 4 agents (landmarks are static).
+Physics sub-steps per env-step (``agent-substeps/s = agent-steps/s * substeps``): steer-env
+1, MPE2 1, VMAS simple_tag 10.
+
+Sections (``--sections``, comma-separated; default all): single, vector, memory, sync, floor,
+flock, sb3, peers, compile. ``--quick`` shortens every measurement (for smoke tests).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+SECTIONS = ("single", "vector", "memory", "sync", "floor", "flock", "sb3", "peers", "compile")
+DEFAULT_JSON = Path(__file__).resolve().parent / "results.json"
+
+
+def _ints(text: str) -> list[int]:
+    return [int(x.replace("_", "")) for x in text.split(",") if x.strip()]
+
+
+def parse(argv: list[str] | None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(
+        prog="python -m benchmarks", description=__doc__.splitlines()[0].strip("`: ")
+    )
+    p.add_argument(
+        "--sections",
+        default=",".join(SECTIONS),
+        help=f"comma-separated subset of {','.join(SECTIONS)} (default: all)",
+    )
+    p.add_argument(
+        "--repeats", type=int, default=None, help="repeats per figure (default 5; 3 with --quick)"
+    )
+    p.add_argument("--quick", action="store_true", help="short measurements (smoke test)")
+    p.add_argument("--json", type=Path, default=DEFAULT_JSON, help="where to write the JSON")
+    p.add_argument("--envs", default="Pursuit,Evasion", help="steer-env tasks to measure")
+    p.add_argument(
+        "--num-envs",
+        type=_ints,
+        default=[1, 64, 1024, 8192],
+        help="vector env / VMAS / floor sizes (default 1,64,1024,8192)",
+    )
+    p.add_argument(
+        "--sync-envs", type=_ints, default=[64, 1024], help="SyncVectorEnv sizes (default 64,1024)"
+    )
+    p.add_argument(
+        "--memory-envs",
+        type=_ints,
+        default=[65536],
+        help="vector env sizes for the memory figure (default 65536)",
+    )
+    p.add_argument(
+        "--boids",
+        type=_ints,
+        default=[1000, 10000, 100000],
+        help="flock sizes (default 1000,10000,100000)",
+    )
+    p.add_argument("--sb3-envs", type=int, default=16, help="n_envs for PPO (default 16)")
+    p.add_argument(
+        "--sb3-timesteps",
+        type=int,
+        default=None,
+        help="PPO timesteps per repeat (default 8 rollouts)",
+    )
+    p.add_argument("--sb3-n-steps", type=int, default=128, help="PPO n_steps (default 128)")
+    p.add_argument("--sb3-batch-size", type=int, default=512, help="PPO batch_size (512)")
+    p.add_argument("--sb3-epochs", type=int, default=4, help="PPO n_epochs (default 4)")
+    p.add_argument("--threads", type=int, default=1, help="threads per library (default 1)")
+    p.add_argument(
+        "--time-per-repeat",
+        type=float,
+        default=None,
+        help="seconds per throughput repeat (default 0.5; 0.02 with --quick)",
+    )
+    args = p.parse_args(argv)
+    args.sections = [s.strip() for s in args.sections.split(",") if s.strip()]
+    unknown = sorted(set(args.sections) - set(SECTIONS))
+    if unknown:
+        p.error(f"unknown section(s) {unknown}; choose from {','.join(SECTIONS)}")
+    args.envs = [e.strip() for e in args.envs.split(",") if e.strip()]
+    if args.repeats is None:
+        args.repeats = 3 if args.quick else 5
+    if args.time_per_repeat is None:
+        args.time_per_repeat = 0.02 if args.quick else 0.5
+    if args.sb3_timesteps is None:
+        rollouts = 2 if args.quick else 8
+        args.sb3_timesteps = rollouts * args.sb3_envs * args.sb3_n_steps
+    return args
+
+
+def pin_threads(n: int) -> None:
+    for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "NUMBA_NUM_THREADS"):
+        os.environ[var] = str(n)
+
+
+# --------------------------------------------------------------------------- formatting
+def fmt(v: float | None) -> str:
+    if v is None:
+        return ""
+    if isinstance(v, int):
+        return f"{v:,}"
+    a = abs(v)
+    if a >= 100:
+        return f"{v:,.0f}"
+    if a >= 1:
+        return f"{v:.2f}"
+    return f"{v:.3g}"
+
+
+def table(rows: list[Any], ratios: list[dict[str, Any]]) -> str:
+    head = (
+        "section",
+        "benchmark",
+        "size",
+        "median",
+        "min - max",
+        "unit",
+        "agent-steps/s",
+        "agent-substeps/s",
+        "note",
+    )
+    lines = []
+    for r in rows:
+        if hasattr(r, "samples"):
+            lines.append(
+                (
+                    r.section,
+                    r.name,
+                    fmt(r.size),
+                    fmt(r.median),
+                    f"{fmt(r.lo)} - {fmt(r.hi)}",
+                    r.unit,
+                    fmt(r.agent_steps),
+                    fmt(r.agent_substeps),
+                    r.note,
+                )
+            )
+        else:
+            lines.append((r.section, r.name, fmt(r.size), "-", "", "", "", "", r.reason))
+    for q in ratios:
+        verdict = "" if q["target"] is None else ("PASS " if q["pass"] else "FAIL ") + q["target"]
+        rng = "" if q["min"] is None else f"{fmt(q['min'])} - {fmt(q['max'])}"
+        lines.append(
+            ("ratio", q["name"], fmt(q["size"]), fmt(q["value"]), rng, q["unit"], "", "", verdict)
+        )
+    widths = [max(len(str(x)) for x in col) for col in zip(head, *lines, strict=True)]
+    widths[-1] = 0
+    out = []
+    for k, line in enumerate([head, *lines]):
+        cells = [
+            str(c).rjust(w) if i in (2, 3, 6, 7) else str(c).ljust(w)
+            for i, (c, w) in enumerate(zip(line, widths, strict=True))
+        ]
+        out.append("  ".join(cells).rstrip())
+        if k == 0:
+            out.append("-" * len(out[0]))
+    return "\n".join(out)
+
+
+# --------------------------------------------------------------------------- ratios
+def _find(rows: list[Any], section: str, size: int | None, contains: str = "") -> Any:
+    for r in rows:
+        if hasattr(r, "samples") and r.section == section and r.size == size and contains in r.name:
+            return r
+    return None
+
+
+def _ratio(
+    name: str,
+    size: int | None,
+    num: Any,
+    den: Any,
+    unit: str = "x",
+    target: str | None = None,
+    ok=None,
+    per: str = "median",
+    invert: bool = False,
+) -> dict[str, Any] | None:
+    """``num / den`` of two rows (medians; the range from min/max pairs)."""
+    if num is None or den is None:
+        return None
+
+    def val(row: Any, which: str) -> float:
+        x = {"median": row.median, "lo": row.lo, "hi": row.hi}[which]
+        if per == "agent":
+            return x * row.agents
+        if per == "substep":
+            return x * row.agents * row.substeps
+        return x
+
+    value = val(num, "median") / val(den, "median")
+    lo = val(num, "lo") / val(den, "hi")
+    hi = val(num, "hi") / val(den, "lo")
+    if invert:
+        value, lo, hi = 1 / value, 1 / hi, 1 / lo
+    return {
+        "name": name,
+        "size": size,
+        "value": value,
+        "min": lo,
+        "max": hi,
+        "unit": unit,
+        "target": target,
+        "pass": None if ok is None else bool(ok(value)),
+    }
+
+
+def ratios(rows: list[Any], args: argparse.Namespace) -> list[dict[str, Any]]:
+    out: list[dict[str, Any] | None] = []
+    mpe = _find(rows, "peers", 1, "MPE2")
+    for env in args.envs:
+        single = _find(rows, "single", 1, env)
+        out.append(
+            _ratio(
+                f"{env} single env / MPE2 simple_tag, env-steps/s",
+                1,
+                single,
+                mpe,
+                target=">= 8x",
+                ok=lambda v: v >= 8,
+            )
+        )
+        out.append(
+            _ratio(
+                f"{env} single env / MPE2 simple_tag, agent-steps/s", 1, single, mpe, per="agent"
+            )
+        )
+    for env in args.envs:
+        for e in args.num_envs:
+            ours = _find(rows, "vector", e, env)
+            vmas = _find(rows, "peers", e, "VMAS")
+            big = e == 8192  # where the targets are set
+            out.append(
+                _ratio(
+                    f"{env} vector / VMAS simple_tag, env-steps/s",
+                    e,
+                    ours,
+                    vmas,
+                    target=">= 10x" if big else "> 1x (ahead)",
+                    ok=(lambda v: v >= 10) if big else (lambda v: v > 1),
+                )
+            )
+            out.append(
+                _ratio(
+                    f"{env} vector / VMAS simple_tag, agent-substeps/s",
+                    e,
+                    ours,
+                    vmas,
+                    per="substep",
+                    target="> 1x (ahead)",
+                    ok=lambda v: v > 1,
+                )
+            )
+            floor = _find(rows, "floor", e, env)
+            out.append(
+                _ratio(
+                    f"{env} vector time per env-step / numpy floor's",
+                    e,
+                    ours,
+                    floor,
+                    invert=True,
+                    target="<= 5x" if big else None,
+                    ok=(lambda v: v <= 5) if big else None,
+                )
+            )
+        for e in args.sync_envs:
+            out.append(
+                _ratio(
+                    f"{env} native vector / SyncVectorEnv, env-steps/s",
+                    e,
+                    _find(rows, "vector", e, env),
+                    _find(rows, "sync", e, env),
+                )
+            )
+    for r in rows:
+        if hasattr(r, "samples") and r.section == "memory":
+            out.append(
+                {
+                    "name": f"{r.name}: peak memory",
+                    "size": r.size,
+                    "value": r.median,
+                    "min": None,
+                    "max": None,
+                    "unit": "MiB",
+                    "target": "< 1024 MiB",
+                    "pass": r.median < 1024,
+                }
+            )
+        if hasattr(r, "samples") and r.section == "flock" and r.size in (10_000, 100_000):
+            limit = 50.0 if r.size == 10_000 else 1000.0
+            out.append(
+                {
+                    "name": "flocking step",
+                    "size": r.size,
+                    "value": r.median,
+                    "min": r.lo,
+                    "max": r.hi,
+                    "unit": "ms",
+                    "target": f"< {limit:g} ms",
+                    "pass": r.median < limit,
+                }
+            )
+    n = args.sb3_envs
+    out.append(
+        _ratio(
+            "PPO timesteps/s, native adapter / make_vec_env",
+            n,
+            _find(rows, "sb3", n, "PPO Pursuit, native"),
+            _find(rows, "sb3", n, "PPO Pursuit, make_vec_env"),
+            target=">= 1.5x",
+            ok=lambda v: v >= 1.5,
+        )
+    )
+    out.append(
+        _ratio(
+            "SB3 VecEnv step only, native adapter / DummyVecEnv",
+            n,
+            _find(rows, "sb3", n, "step only, native"),
+            _find(rows, "sb3", n, "step only, DummyVecEnv"),
+        )
+    )
+    return [q for q in out if q is not None]
+
+
+# --------------------------------------------------------------------------- main
+def run(args: argparse.Namespace) -> tuple[list[Any], list[dict[str, Any]]]:
+    from benchmarks import ours, peers
+
+    if "torch" in sys.modules or peers.have("torch"):
+        import torch
+
+        torch.set_num_threads(args.threads)
+    r, t = args.repeats, args.time_per_repeat
+    rows: list[Any] = []
+
+    def add(row: Any) -> None:
+        rows.append(row)
+        print(
+            f"  {row.section:8} {row.name} [{row.size}]: "
+            + (f"{fmt(row.median)} {row.unit}" if hasattr(row, "samples") else row.reason),
+            file=sys.stderr,
+            flush=True,
+        )
+
+    want = set(args.sections)
+    if "compile" in want:
+        for row in ours.bench_compile():
+            add(row)
+    if "single" in want:
+        for env in args.envs:
+            add(ours.bench_single(env, r, t))
+    if "peers" in want:
+        add(peers.bench_mpe2(r, t))
+    if "vector" in want:
+        for env in args.envs:
+            for e in args.num_envs:
+                add(ours.bench_vector(env, e, r, t))
+    if "peers" in want:
+        for e in args.num_envs:
+            add(peers.bench_vmas(e, r, t))
+    if "floor" in want:
+        for env in args.envs:
+            for e in args.num_envs:
+                add(ours.bench_floor(env, e, r, t))
+    if "sync" in want:
+        for env in args.envs:
+            for e in args.sync_envs:
+                add(ours.bench_sync(env, e, r, t))
+    if "memory" in want:
+        for env in args.envs:
+            for e in args.memory_envs:
+                add(ours.bench_memory(env, e, steps=2 if args.quick else 5))
+    if "flock" in want:
+        for n in args.boids:
+            add(ours.bench_flock(n, r))
+    if "sb3" in want:
+        if peers.have("stable_baselines3"):
+            hyper = {
+                "n_steps": args.sb3_n_steps,
+                "batch_size": args.sb3_batch_size,
+                "n_epochs": args.sb3_epochs,
+            }
+            reps = max(1, min(r, 3))
+            for adapter in ("native", "dummy"):
+                add(ours.bench_sb3(adapter, args.sb3_envs, args.sb3_timesteps, hyper, reps))
+            for adapter in ("native", "dummy"):
+                add(ours.bench_sb3_vecenv(adapter, args.sb3_envs, r, t))
+        else:
+            from benchmarks.common import Missing
+
+            add(
+                Missing(
+                    "sb3", "PPO", args.sb3_envs, 'not installed (pip install "steer-env[train]")'
+                )
+            )
+    return rows, ratios(rows, args)
+
+
+def main(argv: list[str] | None = None) -> dict[str, Any]:
+    args = parse(argv)
+    pin_threads(args.threads)
+    from benchmarks import common
+
+    command = "python -m benchmarks " + " ".join(sys.argv[1:] if argv is None else argv)
+    print(f"running: {command.strip()}", file=sys.stderr)
+    rows, rats = run(args)
+    result = {
+        "command": command.strip(),
+        "machine": common.machine(),
+        "versions": common.versions(),
+        "settings": {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(args).items()},
+        "counting": {
+            "agents": "vehicles stepped per env-step: steer-env Pursuit 2, Evasion 3 (agent + "
+            "scripted opponents); MPE2/VMAS simple_tag 4 agents",
+            "substeps": "physics sub-steps per env-step: steer-env 1, MPE2 1, VMAS 10",
+            "memory": "tracemalloc peak (numpy + Python allocations) in a fresh process; RSS "
+            "deltas in the note",
+        },
+        "rows": [row.to_json() for row in rows],
+        "ratios": rats,
+    }
+    m = result["machine"]
+    print(f"command: {result['command']}")
+    print(
+        f"machine: {m['platform']}; {m['cpu']}; {m['cores']} cores ({m['usable_cores']} "
+        f"usable); load {m['load_average_1_5_15min']}; threads per library {args.threads}"
+    )
+    print("versions: " + ", ".join(f"{k} {v}" for k, v in result["versions"].items() if v))
+    print(
+        f"figures: median of {args.repeats} repeats (min - max); agents and sub-steps as "
+        "in the JSON's 'counting'"
+    )
+    print()
+    print(table(rows, rats))
+    args.json.parent.mkdir(parents=True, exist_ok=True)
+    args.json.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    print(f"\nwrote {args.json}")
+    return result
+
+
+if __name__ == "__main__":
+    main()
