@@ -1,0 +1,350 @@
+"""Learned and scripted policies behind one interface, and a validating model loader.
+
+Every policy has stable-baselines3's ``predict(obs, state=None, episode_start=None,
+deterministic=True) -> (action, state)`` and acts only through the env's action space.
+
+* :func:`load_policy` loads an SB3 model zip (written by ``train.py``) as a
+  :class:`LearnedPolicy`, checking that it is a readable model for the requested env:
+  a missing file, a corrupt zip, a model trained for the other env or for another
+  observation/action space all raise :class:`PolicyLoadError` with a one-line message.
+* :func:`make_policy` builds a policy by name (``learned``, ``classic``, ``naive``,
+  ``classic-pursuer``, ``naive-pursuer``, ``classic-evader``) for an env.
+* :func:`default_model_path` is the pretrained model shipped in ``models/`` for an env
+  (found next to the ``agents`` package, which works from a source checkout or an editable
+  install ``pip install -e .``; set ``STEER_ENV_MODELS`` to use another folder).
+
+``train.py`` stores a ``steer_env`` dict (env id, algorithm, observation/action shapes,
+versions) in the model zip's ``data`` JSON, so the env of a model can be read without
+loading torch (:func:`read_model_metadata`).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+ENV_IDS = ("steer_env/Pursuit-v0", "steer_env/Evasion-v0")
+ENV_SHORT = {"steer_env/Pursuit-v0": "pursuit", "steer_env/Evasion-v0": "evasion"}
+ROLE = {"steer_env/Pursuit-v0": "pursuer", "steer_env/Evasion-v0": "evader"}
+#: Scripted opponents for the learned agent's role, in table order (``classic`` first).
+SCRIPTED_FOR_ENV = {
+    "steer_env/Pursuit-v0": ("classic", "naive"),
+    "steer_env/Evasion-v0": ("classic",),
+}
+#: Long names accepted for the scripted agents.
+SCRIPTED_NAMES = {
+    "classic-pursuer": ("steer_env/Pursuit-v0", "classic"),
+    "naive-pursuer": ("steer_env/Pursuit-v0", "naive"),
+    "classic-evader": ("steer_env/Evasion-v0", "classic"),
+}
+AGENT_NAMES = ("learned", "classic", "naive", *SCRIPTED_NAMES)
+ALGOS = ("ppo", "sac", "a2c", "td3")
+#: Key of the metadata dict stored in a model zip by ``train.py``.
+METADATA_KEY = "steer_env"
+
+
+class PolicyLoadError(Exception):
+    """A model file cannot be used: the message is one line, fit for a CLI error."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(" ".join(str(message).split()))
+
+
+class UsageError(ValueError):
+    """A bad name or value given by the user (one-line message)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(" ".join(str(message).split()))
+
+
+def resolve_env_id(name: str) -> str:
+    """The full env id for ``pursuit``/``evasion`` (any case), ``Pursuit-v0`` or the full id
+    ``steer_env/Pursuit-v0``; :class:`UsageError` otherwise."""
+    key = str(name).strip().lower()
+    for env_id, short in ENV_SHORT.items():
+        if key in (short, f"{short}-v0", env_id.lower()):
+            return env_id
+    raise UsageError(
+        f"unknown env {name!r}: use pursuit, evasion, steer_env/Pursuit-v0 or steer_env/Evasion-v0"
+    )
+
+
+def models_dir() -> Path:
+    """Folder of the shipped pretrained models (``$STEER_ENV_MODELS`` or ``<repo>/models``)."""
+    env = os.environ.get("STEER_ENV_MODELS")
+    if env:
+        return Path(env)
+    return Path(__file__).resolve().parent.parent / "models"
+
+
+def default_model_path(env_id: str) -> Path:
+    """The shipped PPO model for ``env_id``: ``models/pursuit_ppo.zip`` or
+    ``models/evasion_ppo.zip``."""
+    return models_dir() / f"{ENV_SHORT[resolve_env_id(env_id)]}_ppo.zip"
+
+
+def _one_line(exc: BaseException) -> str:
+    text = " ".join(str(exc).split())
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+def _read_data_json(path: Path) -> dict[str, Any]:
+    """The ``data`` JSON of an SB3 zip, or :class:`PolicyLoadError`."""
+    if not path.exists():
+        raise PolicyLoadError(f"model file not found: {path}")
+    if not path.is_file():
+        raise PolicyLoadError(f"model path is not a file: {path}")
+    try:
+        with zipfile.ZipFile(path) as zf:
+            if "data" not in zf.namelist():
+                raise PolicyLoadError(
+                    f"{path} is a zip file but not a stable-baselines3 model (no 'data' entry)"
+                )
+            raw = zf.read("data")
+    except PolicyLoadError:
+        raise
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError, ValueError) as exc:
+        raise PolicyLoadError(
+            f"{path} is not a readable stable-baselines3 model zip (corrupt or truncated?): "
+            f"{_one_line(exc)}"
+        ) from None
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise PolicyLoadError(f"{path}: corrupt model data: {_one_line(exc)}") from None
+    if not isinstance(data, dict):
+        raise PolicyLoadError(f"{path}: corrupt model data (not a JSON object)")
+    return data
+
+
+def read_model_metadata(path: str | os.PathLike[str]) -> dict[str, Any]:
+    """The ``steer_env`` metadata dict that ``train.py`` stores in a model zip (``{}`` for a
+    model saved by other code). Validates that the file is a readable SB3 zip."""
+    data = _read_data_json(Path(path))
+    meta = data.get(METADATA_KEY)
+    return dict(meta) if isinstance(meta, dict) else {}
+
+
+def _infer_algo(data: dict[str, Any]) -> str | None:
+    policy = data.get("policy_class")
+    module = ""
+    if isinstance(policy, dict):
+        module = str(policy.get("__module__", "")) + " " + str(policy.get(":type:", ""))
+    for algo in ("sac", "td3"):
+        if f".{algo}." in module:
+            return algo
+    if "common.policies" in module:
+        return "ppo"  # ActorCriticPolicy: PPO and A2C share it; PPO.load reads either
+    return None
+
+
+def algo_class(algo: str) -> Any:
+    """The SB3 algorithm class for a lower-case name in :data:`ALGOS`."""
+    import stable_baselines3 as sb3
+
+    name = str(algo).lower()
+    if name not in ALGOS:
+        raise UsageError(f"unknown algorithm {algo!r}: use one of {', '.join(ALGOS)}")
+    return getattr(sb3, name.upper())
+
+
+def _space_shape(space: Any) -> tuple[int, ...] | None:
+    shape = getattr(space, "shape", None)
+    return tuple(int(x) for x in shape) if shape is not None else None
+
+
+class LearnedPolicy:
+    """An SB3 model with the env it was checked against (``env_id``) and its metadata."""
+
+    name = "learned"
+
+    def __init__(self, model: Any, env_id: str, path: Path, metadata: dict[str, Any]) -> None:
+        self.model = model
+        self.env_id = env_id
+        self.path = path
+        self.metadata = metadata
+        self.algo = str(metadata.get("algo", type(model).__name__)).lower()
+
+    def predict(
+        self,
+        observation: np.ndarray,
+        state: Any = None,
+        episode_start: np.ndarray | None = None,
+        deterministic: bool = True,
+    ) -> tuple[np.ndarray, Any]:
+        action, state = self.model.predict(
+            observation, state=state, episode_start=episode_start, deterministic=deterministic
+        )
+        return np.clip(action, -1.0, 1.0).astype(np.float32), state
+
+
+def load_policy(
+    path: str | os.PathLike[str] | None = None,
+    env_id: str | None = None,
+    device: str = "cpu",
+    env_kwargs: dict[str, Any] | None = None,
+) -> LearnedPolicy:
+    """Load an SB3 model zip as a :class:`LearnedPolicy` for ``env_id``.
+
+    ``env_id`` may be omitted when the model carries ``train.py``'s metadata; ``path`` may be
+    omitted for the shipped model of ``env_id``. Raises :class:`PolicyLoadError` (one-line
+    message) when the file is missing or corrupt, when the model was trained for another
+    env, or when its observation/action spaces differ from the env's (built with
+    ``env_kwargs``); :class:`UsageError` for an unknown ``env_id``.
+    """
+    import gymnasium as gym
+
+    import steer_env  # noqa: F401  (registers the env ids)
+
+    if path is None:
+        if env_id is None:
+            raise UsageError("give a model path or an env")
+        path = default_model_path(env_id)
+    p = Path(path)
+    data = _read_data_json(p)
+    meta = data.get(METADATA_KEY)
+    meta = dict(meta) if isinstance(meta, dict) else {}
+    trained_on = meta.get("env_id")
+    if env_id is None:
+        if trained_on not in ENV_IDS:
+            raise PolicyLoadError(
+                f"{p} does not say which env it was trained on; pass the env (--env)"
+            )
+        env_id = trained_on
+    env_id = resolve_env_id(env_id)
+    if trained_on is not None and trained_on != env_id:
+        raise PolicyLoadError(
+            f"{p} was trained on {trained_on}, not {env_id} "
+            f"(use --env {ENV_SHORT.get(trained_on, trained_on)} or a model for {env_id})"
+        )
+    algo = str(meta.get("algo") or _infer_algo(data) or "")
+    if algo.lower() not in ALGOS:
+        raise PolicyLoadError(f"{p}: cannot tell which algorithm saved this model ({algo!r})")
+    cls = algo_class(algo)
+
+    try:
+        env = gym.make(env_id, **(env_kwargs or {}))
+    except (TypeError, ValueError) as exc:
+        raise UsageError(f"bad env arguments: {_one_line(exc)}") from None
+    obs_space, act_space = env.observation_space, env.action_space
+    env.close()
+
+    # Check the spaces recorded in the zip before loading the network, so a model for
+    # another observation size fails with a clear message rather than a shape error.
+    shapes = {}
+    for key in ("observation_space", "action_space"):
+        item = data.get(key)
+        if isinstance(item, dict) and isinstance(item.get("_shape"), list):
+            shapes[key] = tuple(int(x) for x in item["_shape"])
+    want_obs, want_act = _space_shape(obs_space), _space_shape(act_space)
+    if "observation_space" in shapes and shapes["observation_space"] != want_obs:
+        raise PolicyLoadError(
+            f"{p} expects observations of shape {shapes['observation_space']}, but {env_id} "
+            f"gives {want_obs} (a model for another env or env configuration)"
+        )
+    if "action_space" in shapes and shapes["action_space"] != want_act:
+        raise PolicyLoadError(
+            f"{p} outputs actions of shape {shapes['action_space']}, but {env_id} takes {want_act}"
+        )
+
+    try:
+        model = cls.load(p, device=device)
+    except PolicyLoadError:
+        raise
+    except Exception as exc:  # SB3/torch/pickle raise many types for damaged files
+        raise PolicyLoadError(
+            f"cannot load {p} as a {algo.upper()} model: {_one_line(exc)}"
+        ) from None
+
+    m_obs, m_act = model.observation_space, model.action_space
+    if not isinstance(m_obs, gym.spaces.Box) or _space_shape(m_obs) != want_obs:
+        raise PolicyLoadError(
+            f"{p} expects observations {m_obs}, but {env_id} gives {obs_space} "
+            "(a model for another env or env configuration)"
+        )
+    if (
+        not isinstance(m_act, gym.spaces.Box)
+        or _space_shape(m_act) != want_act
+        or not np.allclose(m_act.low, act_space.low)
+        or not np.allclose(m_act.high, act_space.high)
+    ):
+        raise PolicyLoadError(f"{p} outputs actions {m_act}, but {env_id} takes {act_space}")
+    return LearnedPolicy(model, env_id, p, meta)
+
+
+def canonical_agent(name: str, env_id: str) -> str:
+    """``learned``, ``classic`` or ``naive`` for an agent name valid in ``env_id``;
+    :class:`UsageError` for a name that does not play the env's role."""
+    key = str(name).strip().lower()
+    if key in SCRIPTED_NAMES:
+        agent_env, short = SCRIPTED_NAMES[key]
+        if agent_env != env_id:
+            raise UsageError(
+                f"agent {name!r} does not play the {ROLE[env_id]} of {env_id}: "
+                f"use {', '.join(('learned', *SCRIPTED_FOR_ENV[env_id]))}"
+            )
+        return short
+    if key == "learned" or key in SCRIPTED_FOR_ENV[env_id]:
+        return key
+    if key in ("classic", "naive"):
+        raise UsageError(
+            f"there is no {key} {ROLE[env_id]} for {env_id}: "
+            f"use {', '.join(('learned', *SCRIPTED_FOR_ENV[env_id]))}"
+        )
+    raise UsageError(f"unknown agent {name!r}: use one of {', '.join(AGENT_NAMES)}")
+
+
+def agent_label(name: str, env_id: str, policy: Any = None) -> str:
+    """A display label such as ``learned (PPO)`` or ``classic pursuer``."""
+    short = canonical_agent(name, env_id)
+    if short == "learned":
+        algo = getattr(policy, "algo", None)
+        return f"learned ({algo.upper()})" if algo else "learned"
+    return f"{short} {ROLE[env_id]}"
+
+
+def make_scripted(name: str, env: Any, seed: int | None = 0) -> Any:
+    """The scripted policy ``name`` (``classic``/``naive`` or a long name) for ``env`` (a
+    steer_env single or native vector env); ``seed`` drives the classic evader's wander."""
+    from agents import scripted
+
+    base = getattr(env, "unwrapped", env)
+    env_id = ENV_IDS[0] if base.sim.agent_role == "pursuer" else ENV_IDS[1]
+    short = canonical_agent(name, env_id)
+    if short == "learned":
+        raise UsageError("'learned' is not a scripted agent")
+    if env_id == ENV_IDS[1]:
+        return scripted.ClassicEvader(env, rng=seed)
+    return scripted.ClassicPursuer(env) if short == "classic" else scripted.NaivePursuer(env)
+
+
+def make_policy(
+    name: str,
+    env: Any,
+    env_id: str,
+    model: LearnedPolicy | str | os.PathLike[str] | None = None,
+    seed: int | None = 0,
+    device: str = "cpu",
+) -> Any:
+    """A policy for ``env`` by agent name: ``learned`` uses ``model`` (a loaded
+    :class:`LearnedPolicy`, a path, or ``None`` for the shipped model), the others are
+    scripted (:func:`make_scripted`)."""
+    short = canonical_agent(name, env_id)
+    if short != "learned":
+        return make_scripted(short, env, seed=seed)
+    if isinstance(model, LearnedPolicy):
+        if model.env_id != env_id:
+            raise PolicyLoadError(f"{model.path} was loaded for {model.env_id}, not {env_id}")
+        return model
+    return load_policy(model, env_id, device=device)
+
+
+def safe_name(text: str) -> str:
+    """``text`` reduced to characters safe in a file name."""
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", text).strip("-") or "x"

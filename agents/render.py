@@ -1,0 +1,332 @@
+"""Render episodes of learned or scripted agents to a GIF (or a window).
+
+    python -m agents.render --agent learned --out episode.gif            # shipped pursuit model
+    python -m agents.render --agent classic --env evasion --seed 3 --out classic.gif
+    python -m agents.render --side-by-side --model runs/x/model.zip --out both.gif
+    python -m agents.render --agent learned --human                      # pygame window
+
+Agents: ``learned`` (``--model``, default the shipped model of ``--env``), ``classic``,
+``naive`` (pursuit only), or the long names ``classic-pursuer``, ``naive-pursuer``,
+``classic-evader``. ``--side-by-side`` plays the learned agent and the classic agent on the
+same seed and puts the two episodes next to each other in one GIF. Frames come from the
+env's ``render_mode="rgb_array"``; each panel gets a caption with the agent and the outcome.
+The GIF (Pillow, one shared palette; read it back with ``imageio.v3.imread(path, index=None)``)
+is written to a temp file in the target folder and moved into place.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from agents.policies import (
+    ENV_SHORT,
+    LearnedPolicy,
+    PolicyLoadError,
+    UsageError,
+    agent_label,
+    canonical_agent,
+    load_policy,
+    make_policy,
+    read_model_metadata,
+)
+
+CAPTION_PX = 22
+GAP_PX = 4
+DEFAULT_WIDTH = 360
+
+
+@dataclass
+class Episode:
+    frames: list[np.ndarray]
+    label: str
+    success: bool
+    capture_step: int | None
+    steps: int
+    dt: float
+    role: str
+
+    @property
+    def outcome(self) -> str:
+        if self.capture_step is not None:
+            what = "captured" if self.role == "pursuer" else "caught"
+            return f"{what} at {self.capture_step * self.dt:.1f} s"
+        return "no capture" if self.role == "pursuer" else "escaped"
+
+
+def play_episode(
+    env_id: str,
+    agent: str,
+    seed: int,
+    model: LearnedPolicy | str | os.PathLike[str] | None = None,
+    render_mode: str = "rgb_array",
+    device: str = "cpu",
+) -> Episode:
+    """Play one episode from ``seed`` with ``agent`` and collect its frames (none in
+    ``"human"`` mode, which draws to a window as it goes)."""
+    import gymnasium as gym
+
+    import steer_env  # noqa: F401
+
+    env = gym.make(env_id, render_mode=render_mode)
+    try:
+        policy = make_policy(agent, env, env_id, model=model, seed=seed, device=device)
+        label = agent_label(agent, env_id, policy)
+        obs, _ = env.reset(seed=seed)
+        frames: list[np.ndarray] = []
+        if render_mode == "rgb_array":
+            frames.append(np.asarray(env.render()))
+        info: dict[str, Any] = {}
+        steps = 0
+        done = False
+        while not done:
+            action, _ = policy.predict(obs, deterministic=True)
+            obs, _, terminated, truncated, info = env.step(action)
+            steps += 1
+            done = terminated or truncated
+            if render_mode == "rgb_array":
+                frames.append(np.asarray(env.render()))
+            renderer = getattr(env.unwrapped, "_renderer", None)
+            if getattr(renderer, "quit_requested", False):
+                break
+        cfg = env.unwrapped.config
+        role = env.unwrapped.sim.agent_role
+    finally:
+        env.close()
+    return Episode(
+        frames,
+        label,
+        bool(info.get("is_success", False)),
+        info.get("capture_step"),
+        steps,
+        cfg.dt,
+        role,
+    )
+
+
+def _font(size: int) -> Any:
+    from PIL import ImageFont
+
+    try:
+        return ImageFont.load_default(size=size)
+    except TypeError:  # Pillow < 10.1
+        return ImageFont.load_default()
+
+
+def captioned(
+    frames: list[np.ndarray],
+    caption: str,
+    final_caption: str | None = None,
+    width: int | None = DEFAULT_WIDTH,
+) -> list[np.ndarray]:
+    """Frames resized to ``width`` px (keeping the aspect ratio; ``None`` keeps the size)
+    with a caption strip below; the last frame shows ``final_caption`` instead."""
+    from PIL import Image, ImageDraw
+
+    out = []
+    font = _font(14)
+    for i, f in enumerate(frames):
+        img = Image.fromarray(np.asarray(f, dtype=np.uint8)[..., :3])
+        if width is not None and img.width != width:
+            img = img.resize((width, round(img.height * width / img.width)), Image.BILINEAR)
+        canvas = Image.new("RGB", (img.width, img.height + CAPTION_PX), (18, 20, 27))
+        canvas.paste(img, (0, 0))
+        text = final_caption if (final_caption and i == len(frames) - 1) else caption
+        ImageDraw.Draw(canvas).text((6, img.height + 3), text, fill=(226, 228, 235), font=font)
+        out.append(np.asarray(canvas))
+    return out
+
+
+def side_by_side(left: list[np.ndarray], right: list[np.ndarray]) -> list[np.ndarray]:
+    """Frames of two episodes next to each other; the shorter one holds its last frame."""
+    n = max(len(left), len(right))
+    h = max(left[0].shape[0], right[0].shape[0])
+    out = []
+    for i in range(n):
+        a = left[min(i, len(left) - 1)]
+        b = right[min(i, len(right) - 1)]
+        canvas = np.zeros((h, a.shape[1] + GAP_PX + b.shape[1], 3), dtype=np.uint8)
+        canvas[: a.shape[0], : a.shape[1]] = a
+        canvas[: b.shape[0], a.shape[1] + GAP_PX :] = b
+        out.append(canvas)
+    return out
+
+
+def episode_frames(ep: Episode, width: int | None = DEFAULT_WIDTH) -> list[np.ndarray]:
+    return captioned(ep.frames, ep.label, f"{ep.label}: {ep.outcome}", width)
+
+
+def write_gif(frames: list[np.ndarray], path: str | os.PathLike[str], fps: float = 10.0) -> Path:
+    """Write ``frames`` (RGB arrays of one size) as a looping GIF at ``fps``.
+
+    All frames share one 256-colour palette computed from a few sampled frames (the scenes
+    use a small fixed set of colours), which is ~10x faster than a palette per frame and
+    gives a smaller file. The file is written to a temp file in the same folder and moved
+    into place with ``os.replace``, so the target is never half-written."""
+    from PIL import Image
+
+    from agents.compare import temp_path
+
+    if not frames:
+        raise ValueError("no frames to write")
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    images = [Image.fromarray(np.asarray(f, dtype=np.uint8)[..., :3]) for f in frames]
+    sample = np.concatenate(
+        [np.asarray(images[i]) for i in np.linspace(0, len(images) - 1, 5).astype(int)], axis=0
+    )
+    palette = Image.fromarray(sample).quantize(
+        colors=256, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE
+    )
+    paletted = [im.quantize(palette=palette, dither=Image.Dither.NONE) for im in images]
+    tmp = temp_path(path, ".tmp.gif")
+    try:
+        paletted[0].save(
+            tmp,
+            format="GIF",
+            save_all=True,
+            append_images=paletted[1:],
+            duration=round(1000.0 / fps),
+            loop=0,
+            optimize=False,
+            disposal=1,
+        )
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+    return path
+
+
+def render_gif(
+    env_id: str,
+    out: str | os.PathLike[str],
+    agent: str = "learned",
+    model: LearnedPolicy | str | os.PathLike[str] | None = None,
+    seed: int = 0,
+    side: bool = False,
+    width: int | None = DEFAULT_WIDTH,
+    fps: float = 10.0,
+    device: str = "cpu",
+) -> tuple[Path, list[Episode]]:
+    """Render ``agent`` (or, with ``side``, the learned and the classic agent on the same
+    seed side by side) to the GIF ``out``."""
+    if side:
+        if isinstance(model, str | os.PathLike) or model is None:
+            model = load_policy(model, env_id, device=device)
+        eps = [play_episode(env_id, "learned", seed, model), play_episode(env_id, "classic", seed)]
+        frames = side_by_side(episode_frames(eps[0], width), episode_frames(eps[1], width))
+    else:
+        eps = [play_episode(env_id, agent, seed, model, device=device)]
+        frames = episode_frames(eps[0], width)
+    return write_gif(frames, out, fps), eps
+
+
+def main(argv: list[str] | None = None) -> int:
+    from agents.compare import OneLineParser, env_arg, non_negative_int, positive_int
+
+    p = OneLineParser(
+        prog="python -m agents.render",
+        description="Render an episode of a learned or scripted agent to a GIF.",
+    )
+    p.add_argument(
+        "--agent",
+        default="learned",
+        help="learned, classic, naive, classic-pursuer, naive-pursuer, classic-evader",
+    )
+    p.add_argument(
+        "--model",
+        type=Path,
+        default=None,
+        help="SB3 model zip for --agent learned (default: the shipped model)",
+    )
+    p.add_argument(
+        "--env",
+        type=env_arg,
+        default=None,
+        help="pursuit or evasion (default: from the model, or from a long agent "
+        "name, else pursuit)",
+    )
+    p.add_argument("--seed", type=non_negative_int, default=0, help="episode seed (default 0)")
+    p.add_argument(
+        "--out", type=Path, default=Path("episode.gif"), help="GIF path (default episode.gif)"
+    )
+    p.add_argument(
+        "--side-by-side",
+        action="store_true",
+        help="learned and classic agent on the same seed in one GIF",
+    )
+    p.add_argument("--human", action="store_true", help="show the episode in a window instead")
+    p.add_argument(
+        "--width",
+        type=positive_int,
+        default=DEFAULT_WIDTH,
+        help=f"panel width in pixels (default {DEFAULT_WIDTH})",
+    )
+    p.add_argument("--fps", type=positive_int, default=10, help="GIF frames per second")
+    p.add_argument("--device", default="cpu", choices=("cpu", "cuda", "auto"))
+    args = p.parse_args(argv)
+    prog = "agents.render"
+    try:
+        env_id = args.env
+        agent = args.agent.strip().lower()
+        if env_id is None:
+            if args.model is not None:
+                env_id = read_model_metadata(args.model).get("env_id")
+            elif agent in ("classic-evader",):
+                env_id = "steer_env/Evasion-v0"
+            env_id = env_id or "steer_env/Pursuit-v0"
+        if args.side_by_side and args.human:
+            raise UsageError("--side-by-side writes a GIF; it cannot be combined with --human")
+        if args.side_by_side and agent not in ("learned",):
+            raise UsageError("--side-by-side always shows learned vs classic; drop --agent")
+        short = canonical_agent(agent, env_id)
+        model = None
+        if short == "learned" or args.side_by_side:
+            model = load_policy(args.model, env_id, device=args.device)
+            import torch
+
+            torch.set_num_threads(1)
+        elif args.model is not None:
+            raise UsageError(f"--model is only used with --agent learned (got --agent {agent})")
+        if args.human:
+            try:
+                ep = play_episode(env_id, agent, args.seed, model, render_mode="human")
+            except (PolicyLoadError, UsageError):
+                raise
+            except Exception as exc:  # no display, pygame missing, ...
+                raise UsageError(f"cannot show a window: {type(exc).__name__}: {exc}") from None
+            print(f"{ep.label} on {ENV_SHORT[env_id]} seed {args.seed}: {ep.outcome}")
+            return 0
+        path, eps = render_gif(
+            env_id,
+            args.out,
+            agent,
+            model,
+            args.seed,
+            args.side_by_side,
+            args.width,
+            args.fps,
+            args.device,
+        )
+        for ep in eps:
+            print(f"{ep.label} on {ENV_SHORT[env_id]} seed {args.seed}: {ep.outcome}")
+        print(f"wrote {path}")
+    except (PolicyLoadError, UsageError) as exc:
+        print(f"{prog}: error: {exc}", file=sys.stderr)
+        return 2 if isinstance(exc, UsageError) else 1
+    except OSError as exc:
+        print(f"{prog}: error: {' '.join(str(exc).split())}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print(f"{prog}: interrupted", file=sys.stderr)
+        return 130
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

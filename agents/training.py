@@ -1,0 +1,391 @@
+"""Helpers for ``train.py``: options, algorithm defaults, run folders, callbacks,
+atomic checkpoints and resuming.
+
+Run folder layout (``runs/<name>/``)::
+
+    config.json          every option used, hyperparameters, versions, sessions, results
+    model.zip            the final model (SB3 zip with a ``steer_env`` metadata dict)
+    checkpoints/         ckpt_<timesteps>_steps.zip (+ replay_buffer.pkl for SAC)
+    tb/                  tensorboard logs (``tensorboard --logdir runs/<name>/tb``)
+    eval/evaluations.npz periodic evaluations (EvalCallback: rewards, lengths, successes)
+    comparison.csv/.json, episodes.csv, survival.png   the final comparison
+    episode.gif          learned vs classic agent on the same seed
+
+Every model, buffer and JSON file is written to a temp file in its folder and moved into
+place with ``os.replace``, so an interruption never leaves a half-written file.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import re
+import signal
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from agents.compare import temp_path
+from agents.policies import ENV_SHORT, METADATA_KEY, UsageError
+
+#: Algorithms ``train.py`` trains.
+TRAIN_ALGOS = ("ppo", "sac")
+ON_POLICY = ("ppo",)
+
+#: Default training budget (timesteps) per algorithm and env. PPO on Pursuit is the default
+#: run of ``python train.py`` and must finish, with the comparison, in under 5 minutes on
+#: 2 CPU cores.
+DEFAULT_TIMESTEPS = {
+    ("ppo", "pursuit"): 300_000,
+    ("ppo", "evasion"): 500_000,
+    ("sac", "pursuit"): 50_000,
+    ("sac", "evasion"): 50_000,
+}
+DEFAULT_N_ENVS = {"ppo": 16, "sac": 4}
+#: Hyperparameters (constant learning rates, so resuming needs no schedule state).
+HYPERPARAMS: dict[str, dict[str, Any]] = {
+    "ppo": {
+        "n_steps": 256,
+        "batch_size": 1024,
+        "n_epochs": 5,
+        "learning_rate": 3e-4,
+        "gamma": 0.99,
+        "gae_lambda": 0.95,
+        "clip_range": 0.2,
+        "ent_coef": 0.0,
+        "policy_kwargs": {"net_arch": [64, 64]},
+    },
+    "sac": {
+        "learning_rate": 3e-4,
+        "buffer_size": 1_000_000,  # capped at the training budget
+        "batch_size": 256,
+        "learning_starts": 1_000,
+        "gamma": 0.99,
+        "tau": 0.005,
+        "train_freq": 1,
+        "gradient_steps": 2,  # per step of the 4 envs: 1 update per 2 transitions
+        # The rewards are small (shaping ~0.01 per step), so the default initial entropy
+        # coefficient of 1 swamps them for tens of thousands of updates; start at 0.01.
+        "ent_coef": "auto_0.01",
+        "policy_kwargs": {"net_arch": [64, 64]},
+    },
+}
+#: Seeds: training env ``i`` starts from ``seed + i``; the periodic evaluation uses
+#: ``EVAL_SEED + seed`` each time (the same episodes at every evaluation); the final
+#: comparison uses :data:`agents.compare.DEFAULT_SEED` + k.
+EVAL_SEED = 500_000
+CHECKPOINT_RE = re.compile(r"^ckpt_(\d+)_steps\.zip$")
+NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+
+
+def env_tag(env_id: str) -> str:
+    """``Pursuit-v0`` for ``steer_env/Pursuit-v0`` (for run names)."""
+    return env_id.split("/")[-1]
+
+
+def default_timesteps(algo: str, env_id: str) -> int:
+    return DEFAULT_TIMESTEPS[(algo, ENV_SHORT[env_id])]
+
+
+def hyperparameters(algo: str, n_envs: int, timesteps: int) -> dict[str, Any]:
+    """The algorithm's hyperparameters adapted to ``n_envs`` and the budget."""
+    hp = json.loads(json.dumps(HYPERPARAMS[algo]))
+    if algo == "ppo":
+        rollout = hp["n_steps"] * n_envs
+        batch = min(hp["batch_size"], rollout)
+        while rollout % batch:  # a divisor of the rollout: no truncated mini-batch
+            batch -= 1
+        hp["batch_size"] = max(batch, 2)
+    else:
+        hp["buffer_size"] = int(min(hp["buffer_size"], max(timesteps, 10_000)))
+        hp["learning_starts"] = int(min(hp["learning_starts"], max(timesteps // 10, 100)))
+    return hp
+
+
+def resolve_device(requested: str, algo: str) -> str:
+    """``cpu``/``cuda``. ``auto`` is ``cpu`` for PPO (small MLPs run faster on CPU, as SB3
+    recommends) and CUDA for SAC when available. :class:`UsageError` for unavailable CUDA."""
+    import torch
+
+    cuda = torch.cuda.is_available()
+    if requested == "cuda" and not cuda:
+        raise UsageError("--device cuda: CUDA is not available on this machine (use cpu)")
+    if requested == "auto":
+        return "cuda" if cuda and algo not in ON_POLICY else "cpu"
+    return requested
+
+
+def versions() -> dict[str, str]:
+    """Versions of Python and the libraries a run depends on."""
+    out = {"python": platform.python_version(), "platform": platform.platform()}
+    for mod in ("steer_env", "numpy", "scipy", "gymnasium", "torch", "stable_baselines3"):
+        try:
+            out[mod] = __import__(mod).__version__
+        except Exception:  # pragma: no cover - reported, never fatal
+            out[mod] = "unavailable"
+    return out
+
+
+# ------------------------------------------------------------------ run folder
+@dataclass(frozen=True)
+class RunPaths:
+    root: Path
+
+    @property
+    def config(self) -> Path:
+        return self.root / "config.json"
+
+    @property
+    def model(self) -> Path:
+        return self.root / "model.zip"
+
+    @property
+    def checkpoints(self) -> Path:
+        return self.root / "checkpoints"
+
+    @property
+    def replay_buffer(self) -> Path:
+        return self.checkpoints / "replay_buffer.pkl"
+
+    @property
+    def tensorboard(self) -> Path:
+        return self.root / "tb"
+
+    @property
+    def eval(self) -> Path:
+        return self.root / "eval"
+
+    @property
+    def gif(self) -> Path:
+        return self.root / "episode.gif"
+
+    def checkpoint(self, timesteps: int) -> Path:
+        return self.checkpoints / f"ckpt_{timesteps:09d}_steps.zip"
+
+
+def atomic_write_json(path: Path, obj: Any) -> None:
+    """Write JSON through a temp file in the same folder and ``os.replace``."""
+    from agents.compare import atomic_write_json as write
+
+    write(path, obj)
+
+
+def read_json(path: Path) -> dict[str, Any]:
+    try:
+        data = json.loads(Path(path).read_text())
+    except FileNotFoundError:
+        raise UsageError(f"{path} not found") from None
+    except (OSError, ValueError) as exc:
+        raise UsageError(f"cannot read {path}: {type(exc).__name__}: {exc}") from None
+    if not isinstance(data, dict):
+        raise UsageError(f"{path} is not a JSON object")
+    return data
+
+
+def model_timesteps(path: Path) -> int | None:
+    """``num_timesteps`` stored in an SB3 zip (None if unreadable)."""
+    import zipfile
+
+    try:
+        with zipfile.ZipFile(path) as zf:
+            data = json.loads(zf.read("data"))
+        return int(data["num_timesteps"])
+    except Exception:
+        return None
+
+
+def latest_checkpoint(paths: RunPaths) -> tuple[Path, int] | None:
+    """The most advanced resumable model of a run: the newest readable checkpoint, or
+    ``model.zip`` when it holds more timesteps."""
+    found: list[tuple[int, Path]] = []
+    if paths.checkpoints.is_dir():
+        for f in paths.checkpoints.iterdir():
+            m = CHECKPOINT_RE.match(f.name)
+            if m and model_timesteps(f) is not None:
+                found.append((int(m.group(1)), f))
+    if paths.model.is_file():
+        t = model_timesteps(paths.model)
+        if t is not None:
+            found.append((t, paths.model))
+    if not found:
+        return None
+    t, f = max(found, key=lambda x: (x[0], x[1].name != "model.zip"))
+    return f, t
+
+
+def save_model_atomic(model: Any, path: Path, metadata: dict[str, Any]) -> Path:
+    """``model.save`` to a temp zip in ``path``'s folder, then ``os.replace`` onto ``path``.
+    ``metadata`` is stored in the zip's ``data`` JSON under ``steer_env``."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    setattr(model, METADATA_KEY, {**metadata, "num_timesteps": int(model.num_timesteps)})
+    tmp = temp_path(path, ".tmp.zip")
+    try:
+        model.save(tmp)
+        os.replace(tmp, path)
+    finally:
+        Path(tmp).unlink(missing_ok=True)
+    return path
+
+
+def save_replay_buffer_atomic(model: Any, path: Path) -> None:
+    tmp = temp_path(path, ".tmp.pkl")
+    try:
+        model.save_replay_buffer(tmp)
+        os.replace(tmp, path)
+    finally:
+        Path(tmp).unlink(missing_ok=True)
+
+
+def save_checkpoint(model: Any, paths: RunPaths, metadata: dict[str, Any]) -> Path:
+    """Checkpoint ``model`` (and, off-policy, its replay buffer) under ``checkpoints/``."""
+    path = save_model_atomic(model, paths.checkpoint(int(model.num_timesteps)), metadata)
+    if hasattr(model, "replay_buffer") and getattr(model, "replay_buffer", None) is not None:
+        save_replay_buffer_atomic(model, paths.replay_buffer)
+    return path
+
+
+# ------------------------------------------------------------------ interruption
+class InterruptGuard:
+    """While active, the first SIGINT (Ctrl-C) or SIGTERM only sets :attr:`requested`, so
+    training stops cleanly at the next environment step; a second one raises
+    ``KeyboardInterrupt`` at once."""
+
+    def __init__(self) -> None:
+        self.requested = False
+        self._previous: dict[int, Any] = {}
+
+    def _handle(self, signum: int, frame: Any) -> None:
+        if self.requested:
+            raise KeyboardInterrupt
+        self.requested = True
+        print(
+            "\ninterrupt: stopping after this step and saving a checkpoint "
+            "(press Ctrl-C again to stop at once)",
+            file=sys.stderr,
+            flush=True,
+        )
+
+    def __enter__(self) -> InterruptGuard:
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            self._previous[sig] = signal.signal(sig, self._handle)
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        for sig, handler in self._previous.items():
+            signal.signal(sig, handler)
+
+
+def make_callbacks(
+    paths: RunPaths,
+    checkpoint_freq: int,
+    metadata: dict[str, Any],
+    guard: InterruptGuard,
+    eval_env: Any,
+    eval_freq: int,
+    eval_episodes: int,
+    eval_seed: int,
+    n_envs: int,
+) -> tuple[Any, Any]:
+    """``(checkpointer, CallbackList)``: periodic atomic checkpoints + stop on interrupt, and
+    an :class:`~stable_baselines3.common.callbacks.EvalCallback` on a separate seeded
+    eval env (success rate from ``infos["is_success"]``), its history kept across resumes."""
+    from stable_baselines3.common.callbacks import BaseCallback, CallbackList, EvalCallback
+
+    class Checkpointer(BaseCallback):
+        """Checkpoints when a new rollout starts (the model has then been trained on every
+        counted step) and stops training when an interrupt was requested."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.rollout_start = 0
+            self.last_saved: Path | None = None
+            self._next = checkpoint_freq
+
+        def _init_callback(self) -> None:
+            t = int(self.model.num_timesteps)
+            self.rollout_start = t
+            self._next = (t // checkpoint_freq + 1) * checkpoint_freq
+
+        def _on_rollout_start(self) -> None:
+            t = int(self.model.num_timesteps)
+            self.rollout_start = t
+            if t >= self._next:
+                self.last_saved = save_checkpoint(self.model, paths, metadata)
+                self._next = (t // checkpoint_freq + 1) * checkpoint_freq
+
+        def _on_step(self) -> bool:
+            return not guard.requested
+
+    class SeededEval(EvalCallback):
+        """EvalCallback that reseeds its env before each evaluation (same episodes every
+        time) and continues the history in ``eval/evaluations.npz`` after a resume."""
+
+        def _init_callback(self) -> None:
+            super()._init_callback()
+            f = paths.eval / "evaluations.npz"
+            if f.is_file():
+                try:
+                    with np.load(f) as old:
+                        self.evaluations_timesteps = list(old["timesteps"])
+                        self.evaluations_results = [list(r) for r in old["results"]]
+                        self.evaluations_length = [list(r) for r in old["ep_lengths"]]
+                        if "successes" in old:
+                            self.evaluations_successes = [list(r) for r in old["successes"]]
+                except Exception:
+                    pass  # a damaged history is replaced, never fatal
+
+        def _on_step(self) -> bool:
+            if self.eval_freq > 0 and self.n_calls % self.eval_freq == 0:
+                self.eval_env.seed(eval_seed)
+            return super()._on_step()
+
+    ckpt = Checkpointer()
+    evaluator = SeededEval(
+        eval_env,
+        n_eval_episodes=eval_episodes,
+        eval_freq=max(1, eval_freq // n_envs),
+        log_path=str(paths.eval),
+        best_model_save_path=None,
+        deterministic=True,
+        verbose=0,
+    )
+    return ckpt, CallbackList([ckpt, evaluator])
+
+
+@dataclass
+class Session:
+    """What one invocation of ``train.py`` did (recorded in config.json)."""
+
+    started: str
+    start_timesteps: int
+    end_timesteps: int = 0
+    train_wall_s: float = 0.0
+    fps: float = 0.0
+    status: str = "running"
+
+
+def prepare_run_dir(paths: RunPaths, resume: bool, overwrite: bool) -> None:
+    """Create the run folder. An existing one is an error unless ``resume`` (continue it) or
+    ``overwrite`` (delete it first)."""
+    import shutil
+
+    root = paths.root
+    if root.exists() and not root.is_dir():
+        raise UsageError(f"{root} exists and is not a folder")
+    if resume:
+        if not paths.config.is_file():
+            raise UsageError(f"cannot resume: {root} is not a run folder (no config.json)")
+        return
+    if root.exists() and any(root.iterdir()):
+        if not overwrite:
+            raise UsageError(
+                f"run folder {root} already exists: pass --overwrite to replace it or --resume "
+                "to continue it"
+            )
+        shutil.rmtree(root)
+    root.mkdir(parents=True, exist_ok=True)

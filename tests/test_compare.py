@@ -1,0 +1,143 @@
+"""agents.compare: paired seeding, summary statistics on a fixed input, files and CLI."""
+
+import csv
+import json
+import math
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import gymnasium as gym
+import numpy as np
+import pytest
+
+import steer_env  # noqa: F401
+from agents import compare
+from agents.compare import EpisodeResults, play_episodes, summarize
+from agents.scripted import ClassicPursuer
+
+ROOT = Path(__file__).resolve().parents[1]
+PURSUIT, EVASION = "steer_env/Pursuit-v0", "steer_env/Evasion-v0"
+T975_DF3 = 3.182446305284263
+
+
+def _results(success, capture_step):
+    cs = np.asarray(capture_step)
+    return EpisodeResults(np.asarray(success, dtype=bool), cs >= 0, cs, np.where(cs >= 0, cs, 100))
+
+
+def test_summarize_hand_values():
+    # dt 0.1 s, 100 steps: horizon 10 s. Learned captures at 2.0, 5.0 and 10.0 s (the last
+    # step) and misses episode 2; classic captures only in episode 1, at 3.0 s.
+    res = {
+        "learned": _results([1, 1, 0, 1], [20, 50, -1, 100]),
+        "classic": _results([0, 1, 0, 0], [-1, 30, -1, -1]),
+    }
+    s = summarize(res, PURSUIT, 0.1, 100)
+    learned, classic = s["agents"]["learned"], s["agents"]["classic"]
+    assert learned["success_rate"] == 0.75 and classic["success_rate"] == 0.25
+    assert learned["restricted_mean_time_s"] == pytest.approx((2 + 5 + 10 + 10) / 4)
+    assert classic["restricted_mean_time_s"] == pytest.approx((10 + 3 + 10 + 10) / 4)
+    assert learned["mean_time_captured_s"] == pytest.approx((2 + 5 + 10) / 3)
+    assert classic["mean_time_captured_s"] == pytest.approx(3.0)
+    # Kaplan-Meier medians: learned S(5) = 0.5; classic never reaches 0.5 -> beyond 10 s
+    assert learned["median_time_s"] == pytest.approx(5.0)
+    assert math.isinf(classic["median_time_s"])
+    p = s["paired_vs_learned"]["classic"]
+    # success differences [1, 0, 0, 1]: mean 0.5, s = sqrt(1/3)
+    half = T975_DF3 * math.sqrt(1 / 3) / 2
+    assert p["success_diff"] == 0.5
+    assert p["success_diff_ci95"] == pytest.approx([0.5 - half, 0.5 + half])
+    # time differences [2-10, 5-3, 10-10, 10-10] = [-8, 2, 0, 0]: mean -1.5, s^2 = 59/3
+    half = T975_DF3 * math.sqrt(59 / 3) / 2
+    assert p["time_diff_s"] == pytest.approx(-1.5)
+    assert p["time_diff_ci95_s"] == pytest.approx([-1.5 - half, -1.5 + half])
+    assert s["goal"]["met"] is False  # the intervals include 0 with 4 episodes
+    table = compare.format_table(s)
+    assert "75.0" in table and "> 10" in table
+
+
+def test_episodes_are_paired_by_seed(monkeypatch):
+    """Episode k of a batched run is the single env's episode from seed base + k (also when
+    the episodes are split into several batches)."""
+    monkeypatch.setattr(compare, "MAX_BATCH", 4)
+    base, n = 123, 6
+    batched = play_episodes(PURSUIT, ClassicPursuer, n, base)
+    for k in range(n):
+        env = gym.make(PURSUIT)
+        obs, _ = env.reset(seed=base + k)
+        agent = ClassicPursuer(env)
+        done, steps, info = False, 0, {}
+        while not done:
+            obs, _, term, trunc, info = env.step(agent.predict(obs)[0])
+            done, steps = term or trunc, steps + 1
+        assert info["is_success"] == batched.success[k]
+        assert (info["capture_step"] or -1) == batched.capture_step[k]
+        assert steps == batched.length[k]
+
+
+def test_run_comparison_writes_files(tmp_path):
+    from agents.policies import load_policy
+
+    pol = load_policy(None, EVASION)  # the shipped evasion model
+    s = compare.run_comparison(EVASION, pol, episodes=12, seed=7, out=tmp_path)
+    assert set(s["agents"]) == {"learned", "classic"}
+    for name in ("comparison.csv", "episodes.csv", "comparison.json", "survival.png"):
+        assert (tmp_path / name).stat().st_size > 0
+    rows = list(csv.DictReader((tmp_path / "comparison.csv").open()))
+    assert [r["agent"] for r in rows] == ["learned", "classic"]
+    eps = list(csv.DictReader((tmp_path / "episodes.csv").open()))
+    assert len(eps) == 24 and eps[0]["seed"] == "7" and eps[11]["seed"] == "18"
+    data = json.loads((tmp_path / "comparison.json").read_text())
+    assert data["seed"] == 7 and data["episodes"] == 12
+    assert (tmp_path / "survival.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert not [f for f in os.listdir(tmp_path) if f.startswith(".")]  # no temp files left
+
+
+def _run(*args, cwd=ROOT, timeout=120):
+    env = {
+        **os.environ,
+        "SDL_VIDEODRIVER": "dummy",
+        "SDL_AUDIODRIVER": "dummy",
+        "MPLBACKEND": "Agg",
+    }
+    return subprocess.run(
+        [sys.executable, *args], cwd=cwd, capture_output=True, text=True, timeout=timeout, env=env
+    )
+
+
+def test_compare_cli_default_model(tmp_path):
+    r = _run("-m", "agents.compare", "--episodes", "10", "--out", str(tmp_path / "c"))
+    assert r.returncode == 0, r.stderr
+    assert "learned (PPO)" in r.stdout and "classic pursuer" in r.stdout
+    assert "naive pursuer" in r.stdout
+    assert (tmp_path / "c" / "comparison.json").is_file()
+
+
+def _assert_one_line_error(r, code=None):
+    assert r.returncode != 0
+    if code is not None:
+        assert r.returncode == code
+    assert "Traceback" not in r.stderr
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1, r.stderr
+    return lines[0]
+
+
+def test_compare_cli_bad_input(tmp_path):
+    junk = tmp_path / "junk.zip"
+    junk.write_bytes(b"garbage")
+    shipped = ROOT / "models" / "pursuit_ppo.zip"
+    cases = [
+        (["--episodes", "0"], "positive integer"),
+        (["--episodes", "-3"], "positive integer"),
+        (["--env", "cartpole"], "unknown env"),
+        (["--model", str(tmp_path / "missing.zip")], "not found"),
+        (["--model", str(junk)], "corrupt"),
+        (["--model", str(shipped), "--env", "evasion"], "trained on steer_env/Pursuit-v0"),
+    ]
+    for args, text in cases:
+        r = _run("-m", "agents.compare", *args, "--out", str(tmp_path / "o"))
+        line = _assert_one_line_error(r)
+        assert text in line, (args, line)

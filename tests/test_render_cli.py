@@ -1,0 +1,82 @@
+"""Episode GIFs: frames decode and change; the CLI writes GIFs and rejects bad input."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import imageio.v3 as iio
+import numpy as np
+import pytest
+
+from agents.render import render_gif
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _frames(path):
+    frames = iio.imread(path, index=None)
+    assert frames.ndim == 4 and frames.shape[-1] in (3, 4)
+    return frames
+
+
+def test_render_scripted_gif(tmp_path):
+    out = tmp_path / "sub" / "classic.gif"
+    path, eps = render_gif("steer_env/Evasion-v0", out, agent="classic", seed=2, width=160)
+    assert path == out
+    frames = _frames(out)
+    assert len(frames) == eps[0].steps + 1 >= 2
+    assert frames.shape[2] == 160
+    assert not np.array_equal(frames[0], frames[-1])
+    assert not np.array_equal(frames[1], frames[len(frames) // 2])
+    assert not [f for f in os.listdir(out.parent) if f.startswith(".")]
+
+
+def test_render_side_by_side_gif(tmp_path):
+    out = tmp_path / "both.gif"
+    _, eps = render_gif("steer_env/Pursuit-v0", out, side=True, seed=5, width=120)
+    frames = _frames(out)
+    assert [e.label for e in eps] == ["learned (PPO)", "classic pursuer"]
+    assert len(frames) == max(e.steps for e in eps) + 1
+    assert frames.shape[2] > 2 * 120  # two panels and a gap
+    left, right = frames[-1][:, :120], frames[-1][:, -120:]
+    assert not np.array_equal(left, right)
+
+
+def _run(*args):
+    env = {**os.environ, "SDL_VIDEODRIVER": "dummy", "SDL_AUDIODRIVER": "dummy"}
+    return subprocess.run(
+        [sys.executable, "-m", "agents.render", *args],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def test_render_cli_writes_gif(tmp_path):
+    out = tmp_path / "ep.gif"
+    r = _run("--agent", "learned", "--seed", "1", "--width", "100", "--out", str(out))
+    assert r.returncode == 0, r.stderr
+    assert "wrote" in r.stdout
+    assert len(_frames(out)) > 1
+
+
+@pytest.mark.parametrize(
+    "args,text",
+    [
+        (["--agent", "naive", "--env", "evasion"], "no naive evader"),
+        (["--agent", "robot"], "unknown agent"),
+        (["--agent", "learned", "--model", "missing.zip"], "not found"),
+        (["--seed", "-1"], "integer >= 0"),
+        (["--env", "mars"], "unknown env"),
+    ],
+)
+def test_render_cli_bad_input(tmp_path, args, text):
+    r = _run(*args, "--out", str(tmp_path / "x.gif"))
+    assert r.returncode != 0
+    assert "Traceback" not in r.stderr
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and text in lines[0], r.stderr
+    assert not (tmp_path / "x.gif").exists()

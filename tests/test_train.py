@@ -1,0 +1,269 @@
+"""train.py end to end in subprocesses: a short run, resume, Ctrl-C, SAC and bad input."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from agents.policies import load_policy
+from agents.training import RunPaths, latest_checkpoint, model_timesteps
+
+ROOT = Path(__file__).resolve().parents[1]
+TRAIN = str(ROOT / "train.py")
+SMALL = ["--n-envs", "4", "--eval-episodes", "8", "--periodic-eval-episodes", "4", "--no-progress"]
+
+
+def _env():
+    return {
+        **os.environ,
+        "SDL_VIDEODRIVER": "dummy",
+        "SDL_AUDIODRIVER": "dummy",
+        "MPLBACKEND": "Agg",
+        "PYGAME_HIDE_SUPPORT_PROMPT": "1",
+    }
+
+
+def _train(*args, timeout=180):
+    return subprocess.run(
+        [sys.executable, TRAIN, *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=_env(),
+    )
+
+
+def _no_temp_files(root: Path):
+    left = [p for p in root.rglob(".*") if p.is_file()]
+    assert not left, left
+
+
+def test_train_resume_and_overwrite(tmp_path):
+    out = tmp_path / "runs"
+    run = out / "r1"
+    r = _train(
+        "--timesteps",
+        "2048",
+        "--checkpoint-freq",
+        "1024",
+        "--eval-freq",
+        "1024",
+        "--out",
+        str(out),
+        "--name",
+        "r1",
+        "--no-gif",
+        *SMALL,
+    )
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert "learned (PPO)" in r.stdout and "classic pursuer" in r.stdout
+    for name in (
+        "model.zip",
+        "config.json",
+        "comparison.csv",
+        "comparison.json",
+        "episodes.csv",
+        "survival.png",
+        "eval/evaluations.npz",
+    ):
+        assert (run / name).is_file(), name
+    assert not (run / "episode.gif").exists()
+    assert list((run / "tb").rglob("events.out.tfevents.*"))
+    assert sorted(p.name for p in (run / "checkpoints").iterdir()) == ["ckpt_000001024_steps.zip"]
+    pol = load_policy(run / "model.zip")
+    assert pol.env_id == "steer_env/Pursuit-v0"
+    assert pol.model.num_timesteps == 2048
+    cfg = json.loads((run / "config.json").read_text())
+    assert cfg["status"] == "finished"
+    assert cfg["options"]["timesteps"] == 2048 and cfg["options"]["n_envs"] == 4
+    assert cfg["hyperparameters"]["batch_size"] == 1024
+    assert {"torch", "stable_baselines3", "gymnasium", "numpy"} <= set(cfg["versions"])
+    _no_temp_files(run)
+
+    # the same name again: refused, nothing touched
+    before = (run / "model.zip").stat().st_mtime_ns
+    r = _train("--timesteps", "1024", "--out", str(out), "--name", "r1", *SMALL)
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1 and "--overwrite" in r.stderr
+    assert (run / "model.zip").stat().st_mtime_ns == before
+
+    # resume to a larger budget: continues the count, same tensorboard run, writes the GIF
+    r = _train(
+        "--resume",
+        "--name",
+        "r1",
+        "--out",
+        str(out),
+        "--timesteps",
+        "4096",
+        "--eval-episodes",
+        "6",
+        "--no-progress",
+        "--gif",
+    )
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert "resuming" in r.stdout and "2,048" in r.stdout
+    assert model_timesteps(run / "model.zip") == 4096
+    cfg = json.loads((run / "config.json").read_text())
+    assert [s["start_timesteps"] for s in cfg["sessions"]] == [0, 2048]
+    assert cfg["sessions"][-1]["end_timesteps"] == 4096
+    assert cfg["options"]["n_envs"] == 4 and cfg["options"]["timesteps"] == 4096
+    assert [p.name for p in (run / "tb").iterdir()] == ["PPO_1"]
+    gif = run / "episode.gif"
+    assert gif.stat().st_size > 0
+    import imageio.v3 as iio
+
+    assert len(iio.imread(gif, index=None)) > 1
+    _no_temp_files(run)
+
+    # --overwrite replaces the run
+    r = _train(
+        "--timesteps", "1024", "--out", str(out), "--name", "r1", "--overwrite", "--no-gif", *SMALL
+    )
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert model_timesteps(run / "model.zip") == 1024
+
+
+def test_ctrl_c_saves_checkpoint_and_resumes(tmp_path):
+    out = tmp_path / "runs"
+    run = out / "int"
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            TRAIN,
+            "--timesteps",
+            "5000000",
+            "--checkpoint-freq",
+            "2048",
+            "--out",
+            str(out),
+            "--name",
+            "int",
+            "--no-gif",
+            *SMALL,
+        ],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=_env(),
+    )
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and proc.poll() is None:
+            if list((run / "checkpoints").glob("ckpt_*.zip")):
+                break
+            time.sleep(0.2)
+        assert proc.poll() is None, proc.communicate()[1][-3000:]
+        proc.send_signal(signal.SIGINT)
+        _, stderr = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 130, stderr[-3000:]
+    assert "Traceback" not in stderr
+    last = stderr.strip().splitlines()[-1]
+    assert "interrupted at" in last and "python train.py --resume --name int" in last
+    found = latest_checkpoint(RunPaths(run))
+    assert found is not None
+    _, done = found
+    assert done >= 2048 and done % 1024 == 0  # whole rollouts of 4 envs x 256 steps
+    for ckpt in (run / "checkpoints").glob("ckpt_*.zip"):
+        with zipfile.ZipFile(ckpt) as zf:
+            assert zf.testzip() is None
+    assert not (run / "model.zip").exists()
+    cfg = json.loads((run / "config.json").read_text())
+    assert cfg["status"] == "interrupted"
+    _no_temp_files(run)
+
+    r = _train(
+        "--resume",
+        "--name",
+        "int",
+        "--out",
+        str(out),
+        "--timesteps",
+        str(done + 1024),
+        "--no-progress",
+    )
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert model_timesteps(run / "model.zip") == done + 1024
+
+
+def test_sac_trains_and_saves_replay_buffer(tmp_path):
+    out = tmp_path / "runs"
+    r = _train(
+        "--algo",
+        "sac",
+        "--timesteps",
+        "400",
+        "--n-envs",
+        "2",
+        "--checkpoint-freq",
+        "200",
+        "--eval-episodes",
+        "4",
+        "--periodic-eval-episodes",
+        "2",
+        "--no-gif",
+        "--no-progress",
+        "--out",
+        str(out),
+        "--name",
+        "sac",
+    )
+    assert r.returncode == 0, r.stderr[-3000:]
+    run = out / "sac"
+    pol = load_policy(run / "model.zip")
+    assert pol.algo == "sac" and type(pol.model).__name__ == "SAC"
+    assert (run / "checkpoints" / "replay_buffer.pkl").is_file()
+
+
+@pytest.mark.parametrize(
+    "args,text",
+    [
+        (["--env", "cartpole"], "unknown env"),
+        (["--algo", "dqn"], "unknown algorithm"),
+        (["--timesteps", "0"], "positive integer"),
+        (["--timesteps", "many"], "positive integer"),
+        (["--n-envs", "-2"], "positive integer"),
+        (["--eval-episodes", "0"], "positive integer"),
+        (["--name", "a/b"], "bad run name"),
+        (["--resume"], "--resume needs --name"),
+        (["--resume", "--name", "ghost"], "not a run folder"),
+    ],
+)
+def test_train_bad_input(tmp_path, args, text):
+    r = _train(*args, "--out", str(tmp_path / "runs"))
+    assert r.returncode == 2
+    assert "Traceback" not in r.stderr
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and text in lines[0], r.stderr
+    assert not (tmp_path / "runs").exists() or not any((tmp_path / "runs").iterdir())
+
+
+def test_resume_rejects_changed_env(tmp_path):
+    out = tmp_path / "runs"
+    r = _train("--timesteps", "1024", "--out", str(out), "--name", "x", "--no-gif", *SMALL)
+    assert r.returncode == 0, r.stderr[-3000:]
+    r = _train("--resume", "--name", "x", "--env", "evasion", "--out", str(out))
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+    assert "started with --env steer_env/Pursuit-v0" in r.stderr
+
+
+def test_cuda_unavailable_is_a_clean_error(tmp_path):
+    import torch
+
+    if torch.cuda.is_available():
+        pytest.skip("CUDA is available here: --device cuda is valid")
+    r = _train("--device", "cuda", "--out", str(tmp_path / "runs"), "--name", "c")
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+    assert "CUDA is not available" in r.stderr and len(r.stderr.strip().splitlines()) == 1
+    assert not (tmp_path / "runs").exists()

@@ -1,0 +1,523 @@
+#!/usr/bin/env python
+"""Train a PPO (or SAC) agent on a steer-env task, then compare it with the scripted agents.
+
+    python train.py                                   # PPO pursuer on Pursuit-v0, < 5 min
+    python train.py --env evasion --timesteps 500000 --seed 0 --name evasion-baseline
+    python train.py --algo sac --env pursuit          # SAC (4 envs by default)
+    python train.py --resume --name <run>             # continue an interrupted run
+    python train.py --resume --name <run> --timesteps 600000   # ... or train it further
+
+Training runs on the native batched vector env (:func:`steer_env.envs.sb3.make_sb3_vec_env`)
+with a progress bar, tensorboard logs, a periodic evaluation on a separate seeded env
+(success rate included) and periodic checkpoints. Afterwards the model is compared with
+the scripted agents of its role on ``--eval-episodes`` paired seeded episodes (see
+``agents/compare.py``) and an episode GIF is rendered. Everything goes to
+``<--out>/<name>/`` (layout in ``agents/training.py``).
+
+Ctrl-C stops training at the next step, saves a checkpoint and exits with status 130,
+printing the command that resumes the run. Files are always written atomically.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import sys
+import time
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from agents.compare import (
+    DEFAULT_SEED,
+    OneLineParser,
+    env_arg,
+    non_negative_int,
+    positive_int,
+)
+from agents.policies import PolicyLoadError, UsageError
+from agents.training import DEFAULT_N_ENVS as N_ENVS
+from agents.training import (
+    EVAL_SEED,
+    NAME_RE,
+    ON_POLICY,
+    TRAIN_ALGOS,
+    RunPaths,
+    Session,
+    atomic_write_json,
+    default_timesteps,
+    env_tag,
+    hyperparameters,
+    latest_checkpoint,
+    prepare_run_dir,
+    read_json,
+)
+
+PROG = "train.py"
+#: Options a resumed run takes from its config.json unless given again.
+RESUMABLE = (
+    "timesteps",
+    "device",
+    "threads",
+    "eval_episodes",
+    "eval_freq",
+    "periodic_eval_episodes",
+    "checkpoint_freq",
+    "compare_seed",
+    "gif",
+    "progress",
+)
+#: Options fixed for the life of a run.
+FIXED = ("env", "algo", "n_envs", "seed")
+
+
+def algo_arg(text: str) -> str:
+    key = text.strip().lower()
+    if key not in TRAIN_ALGOS:
+        raise argparse.ArgumentTypeError(
+            f"unknown algorithm {text!r}: use one of {', '.join(TRAIN_ALGOS)}"
+        )
+    return key
+
+
+def name_arg(text: str) -> str:
+    if not NAME_RE.match(text) or text in (".", ".."):
+        raise argparse.ArgumentTypeError(
+            f"bad run name {text!r}: use letters, digits, '.', '_' and '-' (no '/')"
+        )
+    return text
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = OneLineParser(
+        prog=PROG,
+        description="Train PPO/SAC on steer_env/Pursuit-v0 or Evasion-v0, then compare the "
+        "learned agent with the scripted ones. Defaults: PPO pursuer, < 5 min.",
+    )
+    # default=None everywhere: tells "given" from "default" when resuming.
+    p.add_argument(
+        "--env", type=env_arg, default=None, help="pursuit (default) or evasion; full ids accepted"
+    )
+    p.add_argument("--algo", type=algo_arg, default=None, help="ppo (default) or sac")
+    p.add_argument(
+        "--timesteps",
+        type=positive_int,
+        default=None,
+        help="total training timesteps (default: ppo 300k pursuit / 500k evasion, "
+        "sac 50k); with --resume the new total",
+    )
+    p.add_argument(
+        "--n-envs",
+        type=positive_int,
+        default=None,
+        help="parallel envs in the batched simulation (default ppo 16, sac 4)",
+    )
+    p.add_argument("--seed", type=non_negative_int, default=None, help="seed (default 0)")
+    p.add_argument("--out", type=Path, default=Path("runs"), help="runs folder (default runs)")
+    p.add_argument(
+        "--name",
+        type=name_arg,
+        default=None,
+        help="run name (default {env}__{algo}__{seed}__{YYYYmmdd-HHMMSS})",
+    )
+    p.add_argument(
+        "--device",
+        choices=("auto", "cpu", "cuda"),
+        default=None,
+        help="torch device (default auto: cpu for PPO, cuda for SAC if available)",
+    )
+    p.add_argument(
+        "--threads",
+        type=positive_int,
+        default=None,
+        help="torch CPU threads (default 1: fastest measured on 2 shared cores)",
+    )
+    p.add_argument(
+        "--eval-episodes",
+        type=positive_int,
+        default=None,
+        help="paired episodes of the final comparison (default 500)",
+    )
+    p.add_argument(
+        "--compare-seed",
+        type=non_negative_int,
+        default=None,
+        help=f"first seed of the final comparison (default {DEFAULT_SEED})",
+    )
+    p.add_argument(
+        "--eval-freq",
+        type=positive_int,
+        default=None,
+        help="timesteps between periodic evaluations (default timesteps/10)",
+    )
+    p.add_argument(
+        "--periodic-eval-episodes",
+        type=positive_int,
+        default=None,
+        help="episodes per periodic evaluation (default 50)",
+    )
+    p.add_argument(
+        "--checkpoint-freq",
+        type=positive_int,
+        default=None,
+        help="timesteps between checkpoints (default timesteps/10)",
+    )
+    p.add_argument(
+        "--resume", action="store_true", help="continue run --name from its latest checkpoint"
+    )
+    p.add_argument(
+        "--overwrite", action="store_true", help="replace an existing run folder of the same name"
+    )
+    g = p.add_mutually_exclusive_group()
+    g.add_argument(
+        "--gif",
+        dest="gif",
+        action="store_true",
+        default=None,
+        help="render the episode GIF (default; use to re-enable on --resume)",
+    )
+    g.add_argument(
+        "--no-gif", dest="gif", action="store_false", default=None, help="skip the episode GIF"
+    )
+    g = p.add_mutually_exclusive_group()
+    g.add_argument(
+        "--progress",
+        dest="progress",
+        action="store_true",
+        default=None,
+        help="show a progress bar (default)",
+    )
+    g.add_argument(
+        "--no-progress", dest="progress", action="store_false", default=None, help="no progress bar"
+    )
+    return p
+
+
+def resolve_options(args: argparse.Namespace) -> tuple[dict[str, Any], RunPaths, dict[str, Any]]:
+    """All options of this session (defaults filled in, or taken from the run's config.json
+    when resuming), the run paths and the previous config (``{}`` for a new run)."""
+    given = {k: v for k, v in vars(args).items() if v is not None}
+    previous: dict[str, Any] = {}
+    if args.resume:
+        if args.name is None:
+            raise UsageError("--resume needs --name (the run folder under --out)")
+        paths = RunPaths(args.out / args.name)
+        prepare_run_dir(paths, resume=True, overwrite=False)
+        previous = read_json(paths.config)
+        old = previous.get("options", {})
+        for key in FIXED:
+            if key in given and given[key] != old.get(key):
+                raise UsageError(
+                    f"run {args.name} was started with --{key.replace('_', '-')} {old.get(key)}; "
+                    "drop the option or start a new run"
+                )
+        opts = {
+            **{k: old[k] for k in (*FIXED, *RESUMABLE) if k in old},
+            **{k: given[k] for k in RESUMABLE if k in given},
+        }
+        opts["name"] = args.name
+    else:
+        env = given.get("env", "steer_env/Pursuit-v0")
+        algo = given.get("algo", "ppo")
+        seed = given.get("seed", 0)
+        name = given.get("name") or (
+            f"{env_tag(env)}__{algo}__{seed}__{datetime.now().strftime('%Y%m%d-%H%M%S')}"
+        )
+        paths = RunPaths(args.out / name)
+        opts = {
+            "env": env,
+            "algo": algo,
+            "seed": seed,
+            "name": name,
+            "timesteps": given.get("timesteps", default_timesteps(algo, env)),
+            "n_envs": given.get("n_envs", N_ENVS[algo]),
+        }
+        for key, default in (
+            ("device", "auto"),
+            ("threads", 1),
+            ("eval_episodes", 500),
+            ("compare_seed", DEFAULT_SEED),
+            ("periodic_eval_episodes", 50),
+            ("gif", True),
+            ("progress", True),
+        ):
+            opts[key] = given.get(key, default)
+        opts["eval_freq"] = given.get("eval_freq", max(1, opts["timesteps"] // 10))
+        opts["checkpoint_freq"] = given.get("checkpoint_freq", max(1, opts["timesteps"] // 10))
+        prepare_run_dir(paths, resume=False, overwrite=args.overwrite)
+    opts["out"] = str(args.out)
+    return opts, paths, previous
+
+
+def resume_command(opts: dict[str, Any], timesteps: int) -> str:
+    out = f" --out {opts['out']}" if opts["out"] != "runs" else ""
+    return f"python train.py --resume --name {opts['name']}{out} --timesteps {timesteps}"
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        if args.device == "cuda":  # checked before a run folder is created
+            from agents.training import resolve_device
+
+            resolve_device("cuda", args.algo or "ppo")
+        opts, paths, previous = resolve_options(args)
+    except UsageError as exc:
+        print(f"{PROG}: error: {exc}", file=sys.stderr)
+        return 2
+    try:
+        return train(opts, paths, previous, resume=args.resume)
+    except (UsageError, PolicyLoadError) as exc:
+        print(f"{PROG}: error: {exc}", file=sys.stderr)
+        return 2 if isinstance(exc, UsageError) else 1
+    except KeyboardInterrupt:
+        print(f"{PROG}: interrupted before training started; nothing to save", file=sys.stderr)
+        return 130
+
+
+def train(opts: dict[str, Any], paths: RunPaths, previous: dict[str, Any], resume: bool) -> int:
+    t_script = time.perf_counter()
+    env_id, algo = opts["env"], opts["algo"]
+    start = latest_checkpoint(paths) if resume else None
+    if resume and start is None:
+        raise UsageError(f"cannot resume: no checkpoint or model in {paths.root}")
+    start_timesteps = start[1] if start else 0
+
+    # ---- Seeding, CleanRL style: everything random is seeded here, before it is created.
+    # A resumed session continues with seed + timesteps done, so it does not replay the
+    # first session's episodes.
+    import numpy as np
+    import torch
+
+    session_seed = int(opts["seed"]) + start_timesteps
+    random.seed(session_seed)
+    np.random.seed(session_seed)  # noqa: NPY002  (legacy global RNG, as SB3 seeds it)
+    torch.manual_seed(session_seed)
+    torch.backends.cudnn.deterministic = True
+    torch.set_num_threads(int(opts["threads"]))  # 1 is fastest for these small MLPs
+
+    from stable_baselines3.common.vec_env import VecMonitor
+
+    from agents.policies import algo_class, load_policy
+    from agents.training import (
+        InterruptGuard,
+        make_callbacks,
+        resolve_device,
+        save_checkpoint,
+        save_model_atomic,
+        versions,
+    )
+    from steer_env.envs.sb3 import make_sb3_vec_env
+
+    device = resolve_device(opts["device"], algo)
+    n_envs = int(opts["n_envs"])
+    total = int(opts["timesteps"])
+    hp = previous.get("hyperparameters") or hyperparameters(algo, n_envs, total)
+    progress = bool(opts["progress"])
+    if progress:
+        try:
+            import rich  # noqa: F401
+            import tqdm  # noqa: F401
+        except ImportError:
+            print(
+                f"{PROG}: note: progress bar needs tqdm and rich; training without it",
+                file=sys.stderr,
+            )
+            progress = False
+
+    train_env = VecMonitor(make_sb3_vec_env(env_id, n_envs=n_envs, seed=session_seed))
+    n_eval = int(opts["periodic_eval_episodes"])
+    eval_env = VecMonitor(
+        make_sb3_vec_env(env_id, n_envs=min(10, n_eval), seed=EVAL_SEED + int(opts["seed"]))
+    )
+    cls = algo_class(algo)
+    if start:
+        model = cls.load(
+            start[0], env=train_env, device=device, tensorboard_log=str(paths.tensorboard)
+        )
+        model.set_random_seed(session_seed)
+        if algo not in ON_POLICY and paths.replay_buffer.is_file():
+            model.load_replay_buffer(paths.replay_buffer)
+        print(f"resuming {paths.root} from {start[0].name} at {start_timesteps:,} timesteps")
+    else:
+        model = cls(
+            "MlpPolicy",
+            train_env,
+            seed=session_seed,
+            device=device,
+            verbose=0,
+            tensorboard_log=str(paths.tensorboard),
+            **hp,
+        )
+
+    meta = {
+        "env_id": env_id,
+        "algo": algo,
+        "seed": int(opts["seed"]),
+        "run_name": opts["name"],
+        "obs_shape": list(train_env.observation_space.shape),
+        "action_shape": list(train_env.action_space.shape),
+        "versions": versions(),
+    }
+    sessions = list(previous.get("sessions", []))
+    session = Session(
+        started=datetime.now().isoformat(timespec="seconds"), start_timesteps=start_timesteps
+    )
+    sessions.append(session.__dict__)
+    config = {
+        "options": opts,
+        "device_resolved": device,
+        "hyperparameters": hp,
+        "eval_seed": EVAL_SEED + int(opts["seed"]),
+        "versions": meta["versions"],
+        "command": [sys.executable, *sys.argv],
+        "status": "training",
+        "sessions": sessions,
+        "run_dir": str(paths.root),
+    }
+    atomic_write_json(paths.config, config)
+
+    remaining = total - start_timesteps
+    guard = InterruptGuard()
+    ckpt, callbacks = make_callbacks(
+        paths,
+        int(opts["checkpoint_freq"]),
+        meta,
+        guard,
+        eval_env,
+        int(opts["eval_freq"]),
+        n_eval,
+        EVAL_SEED + int(opts["seed"]),
+        n_envs,
+    )
+    interrupted = False
+    t0 = time.perf_counter()
+    if remaining > 0:
+        print(
+            f"training {algo.upper()} on {env_id} for {remaining:,} timesteps "
+            f"({n_envs} envs, {device}) -> {paths.root}",
+            flush=True,
+        )
+        try:
+            with guard:
+                model.learn(
+                    remaining,
+                    callback=callbacks,
+                    progress_bar=progress,
+                    reset_num_timesteps=start_timesteps == 0,
+                    tb_log_name=algo.upper(),
+                )
+            interrupted = guard.requested
+        except KeyboardInterrupt:
+            interrupted = True
+    else:
+        print(
+            f"{paths.root} already has {start_timesteps:,} >= {total:,} timesteps; pass a "
+            "larger --timesteps to train further (evaluating only)"
+        )
+    wall = time.perf_counter() - t0
+    done = int(model.num_timesteps) - start_timesteps
+    session.train_wall_s = round(wall, 2)
+    session.fps = round(done / wall, 1) if wall > 0 and done > 0 else 0.0
+
+    if interrupted:
+        if algo in ON_POLICY:
+            # The partial rollout was never trained on: count only what the network learned.
+            model.num_timesteps = max(ckpt.rollout_start, start_timesteps)
+        path = save_checkpoint(model, paths, meta)
+        session.end_timesteps = int(model.num_timesteps)
+        session.status = "interrupted"
+        config["status"] = "interrupted"
+        config["sessions"][-1] = session.__dict__
+        atomic_write_json(paths.config, config)
+        train_env.close()
+        eval_env.close()
+        print(
+            f"{PROG}: interrupted at {model.num_timesteps:,}/{total:,} timesteps; checkpoint "
+            f"{path}; resume with: {resume_command(opts, total)}",
+            file=sys.stderr,
+        )
+        return 130
+
+    try:
+        save_model_atomic(model, paths.model, meta)
+        session.end_timesteps = int(model.num_timesteps)
+        session.status = "trained"
+        config["status"] = "trained"
+        config["sessions"][-1] = session.__dict__
+        atomic_write_json(paths.config, config)
+        train_env.close()
+        eval_env.close()
+        if done > 0:
+            print(
+                f"trained {done:,} timesteps in {wall:.1f} s ({session.fps:,.0f} fps); "
+                f"model {paths.model}"
+            )
+
+        # ---- comparison with the scripted agents on paired seeded episodes
+        from agents.compare import format_table, run_comparison
+
+        t1 = time.perf_counter()
+        policy = load_policy(paths.model, env_id, device="cpu")
+        summary = run_comparison(
+            env_id,
+            policy,
+            int(opts["eval_episodes"]),
+            int(opts["compare_seed"]),
+            paths.root,
+            extra={"model": str(paths.model)},
+        )
+        print()
+        print(format_table(summary))
+        compare_s = time.perf_counter() - t1
+        if opts["gif"]:
+            from agents.render import render_gif
+
+            render_gif(env_id, paths.gif, model=policy, seed=int(opts["compare_seed"]), side=True)
+    except KeyboardInterrupt:
+        config["status"] = "interrupted during evaluation"
+        atomic_write_json(paths.config, config)
+        print(
+            f"{PROG}: interrupted during evaluation; the model is saved at {paths.model}; "
+            f"evaluate it with: python -m agents.compare --model {paths.model}",
+            file=sys.stderr,
+        )
+        return 130
+
+    config["status"] = "finished"
+    config["comparison"] = {
+        "episodes": summary["episodes"],
+        "seed": int(opts["compare_seed"]),
+        "wall_s": round(compare_s, 2),
+        "goal": summary["goal"],
+        "agents": {
+            k: {
+                "success_rate": v["success_rate"],
+                "success_ci95": v["success_ci95"],
+                "restricted_mean_time_s": v["restricted_mean_time_s"],
+            }
+            for k, v in summary["agents"].items()
+        },
+        "paired_vs_learned": summary["paired_vs_learned"],
+    }
+    config["total_wall_s"] = round(time.perf_counter() - t_script, 2)
+    atomic_write_json(paths.config, config)
+    files = [
+        "model.zip",
+        "config.json",
+        "comparison.csv",
+        "comparison.json",
+        "episodes.csv",
+        "survival.png",
+    ] + (["episode.gif"] if opts["gif"] else [])
+    print(
+        f"\nwrote {paths.root}/: {', '.join(files)}, checkpoints/, eval/, tb/ "
+        f"(tensorboard --logdir {paths.tensorboard}); total {config['total_wall_s']:.0f} s"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
+    sys.exit(main())
