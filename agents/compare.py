@@ -511,7 +511,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--model",
         type=Path,
         default=None,
-        help="SB3 model zip (default: the shipped models/<env>_ppo.zip)",
+        help="SB3 model zip (default: the shipped agents/models/<env>_ppo.zip)",
     )
     p.add_argument(
         "--env",

@@ -9,9 +9,9 @@ deterministic=True) -> (action, state)`` and acts only through the env's action 
   observation/action space all raise :class:`PolicyLoadError` with a one-line message.
 * :func:`make_policy` builds a policy by name (``learned``, ``classic``, ``naive``,
   ``classic-pursuer``, ``naive-pursuer``, ``classic-evader``) for an env.
-* :func:`default_model_path` is the pretrained model shipped in ``models/`` for an env
-  (found next to the ``agents`` package, which works from a source checkout or an editable
-  install ``pip install -e .``; set ``STEER_ENV_MODELS`` to use another folder).
+* :func:`default_model_path` is the pretrained model shipped in ``agents/models/`` for an env
+  (``agents/models``, installed with the package; set ``STEER_ENV_MODELS`` to use another
+  folder).
 
 ``train.py`` stores a ``steer_env`` dict (env id, algorithm, observation/action shapes,
 versions) in the model zip's ``data`` JSON, so the env of a model can be read without
@@ -76,16 +76,16 @@ def resolve_env_id(name: str) -> str:
 
 
 def models_dir() -> Path:
-    """Folder of the shipped pretrained models (``$STEER_ENV_MODELS`` or ``<repo>/models``)."""
+    """Folder of the shipped pretrained models: ``$STEER_ENV_MODELS`` or ``agents/models``."""
     env = os.environ.get("STEER_ENV_MODELS")
     if env:
         return Path(env)
-    return Path(__file__).resolve().parent.parent / "models"
+    return Path(__file__).resolve().parent / "models"
 
 
 def default_model_path(env_id: str) -> Path:
-    """The shipped PPO model for ``env_id``: ``models/pursuit_ppo.zip`` or
-    ``models/evasion_ppo.zip``."""
+    """The shipped PPO model for ``env_id``: ``agents/models/pursuit_ppo.zip`` or
+    ``agents/models/evasion_ppo.zip``."""
     return models_dir() / f"{ENV_SHORT[resolve_env_id(env_id)]}_ppo.zip"
 
 

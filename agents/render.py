@@ -102,7 +102,7 @@ def play_episode(
         frames,
         label,
         bool(info.get("is_success", False)),
-        info.get("capture_step"),
+        info["capture_step"] if info.get("capture_step", -1) >= 0 else None,
         steps,
         cfg.dt,
         role,

@@ -120,35 +120,15 @@ def bench_vector(name: str, num_envs: int, repeats: int, target_s: float) -> Row
     )
 
 
-def _capture_step_wrapper():
-    import gymnasium as gym
-
-    class CaptureStepAsInt(gym.Wrapper):
-        """``info["capture_step"]`` of ``None`` (no capture) as ``-1``: SyncVectorEnv stacks
-        infos into typed arrays and fails when, on one step, an env ends with a capture
-        (an int) and another without (``None``)."""
-
-        def step(self, action):
-            obs, reward, terminated, truncated, info = self.env.step(action)
-            if "capture_step" in info and info["capture_step"] is None:
-                info["capture_step"] = -1
-            return obs, reward, terminated, truncated, info
-
-    return CaptureStepAsInt
-
-
 def bench_sync(name: str, num_envs: int, repeats: int, target_s: float) -> Row:
     """``gym.make_vec(..., vectorization_mode="sync")``: Gymnasium's SyncVectorEnv of single
-    envs (each under a one-line info wrapper that SyncVectorEnv needs, see
-    :func:`_capture_step_wrapper`)."""
+    envs."""
     import gymnasium as gym
 
     import steer_env  # noqa: F401
 
     env_id = ENVS[name]
-    venv = gym.make_vec(
-        env_id, num_envs=num_envs, vectorization_mode="sync", wrappers=[_capture_step_wrapper()]
-    )
+    venv = gym.make_vec(env_id, num_envs=num_envs, vectorization_mode="sync")
     samples, k = _bench_vector_env(venv, num_envs, repeats, target_s)
     venv.close()
     return Row(
@@ -159,7 +139,7 @@ def bench_sync(name: str, num_envs: int, repeats: int, target_s: float) -> Row:
         samples,
         agents=n_vehicles(env_id),
         substeps=1,
-        note=f"{k} steps/repeat; info capture_step None -> -1 wrapper",
+        note=f"{k} steps/repeat",
     )
 
 

@@ -73,7 +73,7 @@ def test_episodes_are_paired_by_seed(monkeypatch):
             obs, _, term, trunc, info = env.step(agent.predict(obs)[0])
             done, steps = term or trunc, steps + 1
         assert info["is_success"] == batched.success[k]
-        assert (info["capture_step"] or -1) == batched.capture_step[k]
+        assert info["capture_step"] == batched.capture_step[k]
         assert steps == batched.length[k]
 
 
@@ -128,7 +128,7 @@ def _assert_one_line_error(r, code=None):
 def test_compare_cli_bad_input(tmp_path):
     junk = tmp_path / "junk.zip"
     junk.write_bytes(b"garbage")
-    shipped = ROOT / "models" / "pursuit_ppo.zip"
+    shipped = ROOT / "agents" / "models" / "pursuit_ppo.zip"
     cases = [
         (["--episodes", "0"], "positive integer"),
         (["--episodes", "-3"], "positive integer"),

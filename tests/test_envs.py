@@ -227,7 +227,7 @@ def test_pursuit_timeout_truncates_without_success():
             assert not (term or trunc)
     assert trunc and not term
     assert info["is_success"] is False
-    assert info["capture_step"] is None
+    assert info["capture_step"] == -1
 
 
 def test_evasion_capture_gives_minus_one_and_no_success():
@@ -250,7 +250,7 @@ def test_evasion_survival_earns_plus_one_on_the_last_step():
     assert trunc and not term
     assert rewards == [0.0, 0.0, 0.0, 0.0, 1.0]
     assert info["reward_terms"]["escape"] == 1.0
-    assert info["is_success"] is True and info["capture_step"] is None
+    assert info["is_success"] is True and info["capture_step"] == -1
 
 
 @pytest.mark.parametrize("env_id,sign", [(IDS[0], -1.0), (IDS[1], 1.0)])

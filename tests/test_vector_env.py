@@ -90,6 +90,30 @@ def test_final_step_infos_follow_the_vector_convention():
     assert np.all(venv.unwrapped.sim.steps == 0)
 
 
+def test_gymnasium_sync_vector_env_batches_every_info():
+    """CleanRL-style scripts wrap single envs in SyncVectorEnv: endings with and without a
+    capture on the same step must batch (capture_step is an int, -1 without capture)."""
+    venv = gym.make_vec(
+        "steer_env/Evasion-v0",
+        num_envs=8,
+        vectorization_mode="sync",
+        time_limit=30,
+        max_episode_steps=30,
+        capture_radius=3.0,
+        min_start_distance=3.5,
+    )
+    venv.reset(seed=0)
+    rng = np.random.default_rng(0)
+    mixed = False
+    for _ in range(200):
+        _, _, term, _, info = venv.step(rng.uniform(-1, 1, (8, 2)).astype(np.float32))
+        if "capture_step" in info:
+            done = info["_capture_step"]
+            np.testing.assert_array_equal(info["capture_step"][done] >= 0, term[done])
+            mixed |= bool(term[done].any() and (~term[done]).any())
+    assert mixed
+
+
 def test_reset_mask_resets_only_selected_envs():
     venv = gym.make_vec("steer_env/Pursuit-v0", num_envs=4)
     venv.reset(seed=1)

@@ -159,7 +159,7 @@ class PursuitEvasionEnv(gym.Env[NDArray[np.float32], NDArray[np.float32]]):
             self._needs_reset = True
             info["is_success"] = captured if self.agent_role == "pursuer" else not captured
             step = int(self.sim.capture_step[0])
-            info["capture_step"] = step if step >= 0 else None
+            info["capture_step"] = step  # -1: no capture
         if self._trails is not None:
             self._trails.push(self.sim.position[0])
         if self.render_mode == "human":

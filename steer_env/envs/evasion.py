@@ -77,7 +77,8 @@ class EvasionEnv(PursuitEvasionEnv):
       registered ``max_episode_steps`` equals ``time_limit``, so ``truncated`` always means
       time ran out.
 
-    The final ``info`` also holds ``capture_step`` (the step of capture, or ``None``).
+    The final ``info`` also holds ``capture_step``: the step of capture, or ``-1`` when there
+    was none (an int either way, so Gymnasium's ``SyncVectorEnv`` can batch it).
 
     ## Arguments
 

@@ -88,7 +88,7 @@ class SB3VecEnv(VecEnv):
                     "terminal_observation": obs[i].copy(),
                     "TimeLimit.truncated": truncated[k] and not captured[k],
                     "is_success": captured[k] if pursuer else not captured[k],
-                    "capture_step": step if step >= 0 else None,
+                    "capture_step": step,
                 }
             self.sim.reset_envs(finished)
             self.sim.observe(finished, out=obs)
