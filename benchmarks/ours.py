@@ -232,53 +232,21 @@ def bench_memory(name: str, num_envs: int, steps: int = 5) -> Row:
 
 # --------------------------------------------------------------------------- numpy floor
 def floor_step(n: int, seed: int = 0):
-    """The bare numpy cost of the physics arithmetic for ``n`` vehicles: a hand-written seek
-    + truncate + integrate + heading update on preallocated buffers (about 25 numpy calls),
-    with nothing else (no opponents' behaviours, walls, capture, rewards or observations)."""
+    """The bare numpy cost of the physics arithmetic for ``n`` vehicles
+    (:func:`benchmarks.bench_core.numpy_floor`: seek + truncate + integrate + heading on
+    preallocated buffers, with no opponents' behaviours, walls, capture, rewards or
+    observations)."""
+    from benchmarks.bench_core import numpy_floor
+
     rng = np.random.default_rng(seed)
-    dt = 0.1
-    fp = rng.uniform(-10.0, 10.0, (n, 2))
-    fv = np.zeros((n, 2))
-    fh = np.tile([1.0, 0.0], (n, 1))
-    max_speed = np.full(n, 3.0)
-    max_force = np.full(n, 6.0)
-    mass_over_dt = np.full(n, 1.0 / dt)
-    target = np.array([3.0, -7.0])
-    d = np.empty((n, 2))
-    s = np.empty(n)
-    t = np.empty(n)
-    u = np.empty(n)
-
-    def norm_into(vec: np.ndarray, out: np.ndarray) -> None:
-        np.multiply(vec[:, 0], vec[:, 0], out=out)
-        np.multiply(vec[:, 1], vec[:, 1], out=u)
-        out += u
-        np.sqrt(out, out=out)
-
-    def step() -> None:
-        np.subtract(target, fp, out=d)  # seek: max_speed * unit(target - p) - v
-        norm_into(d, s)
-        np.maximum(s, 1e-12, out=s)
-        np.divide(max_speed, s, out=t)
-        np.multiply(d, t[:, None], out=d)
-        np.subtract(d, fv, out=d)
-        norm_into(d, s)  # truncate to max_force, / mass, * dt
-        np.maximum(s, max_force, out=s)
-        np.multiply(s, mass_over_dt, out=s)
-        np.divide(max_force, s, out=t)
-        np.multiply(d, t[:, None], out=d)
-        np.add(fv, d, out=fv)
-        norm_into(fv, s)  # truncate the speed, move, heading
-        np.maximum(s, max_speed, out=t)
-        np.divide(max_speed, t, out=t)
-        np.multiply(fv, t[:, None], out=fv)
-        np.multiply(s, t, out=s)
-        np.multiply(fv, dt, out=d)
-        np.add(fp, d, out=fp)
-        np.maximum(s, 1e-300, out=t)
-        np.divide(fv, t[:, None], out=fh, where=(s > 1e-8)[:, None])
-
-    return step
+    return numpy_floor(
+        rng.uniform(-10.0, 10.0, (n, 2)),
+        np.ones(n),
+        np.full(n, 3.0),
+        np.full(n, 6.0),
+        np.array([3.0, -7.0]),
+        0.1,
+    )
 
 
 def bench_floor(name: str, num_envs: int, repeats: int, target_s: float) -> Row:
