@@ -271,6 +271,15 @@ def main(argv: list[str] | None = None) -> int:
     except (UsageError, PolicyLoadError) as exc:
         print(f"{PROG}: error: {exc}", file=sys.stderr)
         return 2 if isinstance(exc, UsageError) else 1
+    except ImportError as exc:
+        print(
+            f'{PROG}: error: {exc}; install the extras: pip install -e ".[train,render]"',
+            file=sys.stderr,
+        )
+        return 1
+    except OSError as exc:
+        print(f"{PROG}: error: {' '.join(str(exc).split())}", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         print(f"{PROG}: interrupted before training started; nothing to save", file=sys.stderr)
         return 130

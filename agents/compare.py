@@ -81,9 +81,11 @@ def play_episodes(
     env_id: str, policy_fn: Any, episodes: int, seed: int, env_kwargs: dict[str, Any] | None = None
 ) -> EpisodeResults:
     """Play episode ``k = 0..episodes-1`` from seed ``seed + k`` with the policy
-    ``policy_fn(vector_env)`` (deterministic actions): a native vector env with one env per
-    episode, ``reset(seed=seed)`` (env ``i`` starts from ``seed + i``), each env recorded up
-    to the end of its first episode."""
+    ``policy_fn(vector_env, seed)`` (deterministic actions): a native vector env with one env
+    per episode, ``reset(seed=seed)`` (env ``i`` starts from ``seed + i``), each env recorded
+    up to the end of its first episode. Batches of more than :data:`MAX_BATCH` episodes pass
+    their own first seed, so a policy keyed by ``seed + i`` plays episode ``k`` alike in any
+    batch."""
     if episodes > MAX_BATCH:
         parts = [
             play_episodes(env_id, policy_fn, min(MAX_BATCH, episodes - k), seed + k, env_kwargs)
@@ -103,7 +105,7 @@ def play_episodes(
         env_id, num_envs=episodes, vectorization_mode="vector_entry_point", **(env_kwargs or {})
     )
     try:
-        policy = policy_fn(env)
+        policy = policy_fn(env, seed)
         obs, _ = env.reset(seed=seed)
         n = episodes
         done = np.zeros(n, dtype=bool)
@@ -447,12 +449,14 @@ def run_comparison(
     results: dict[str, EpisodeResults] = {}
     labels: dict[str, str] = {}
     if policy is not None:
-        results["learned"] = play_episodes(env_id, lambda env: policy, episodes, seed, env_kwargs)
+        results["learned"] = play_episodes(
+            env_id, lambda env, _seed: policy, episodes, seed, env_kwargs
+        )
         labels["learned"] = agent_label("learned", env_id, policy)
     for name in SCRIPTED_FOR_ENV[env_id]:
         results[name] = play_episodes(
             env_id,
-            lambda env, name=name: make_scripted(name, env, seed=seed),
+            lambda env, batch_seed, name=name: make_scripted(name, env, seed=batch_seed),
             episodes,
             seed,
             env_kwargs,
@@ -598,6 +602,12 @@ def main(argv: list[str] | None = None) -> int:
     except (PolicyLoadError, UsageError) as exc:
         print(f"{prog}: error: {exc}", file=sys.stderr)
         return 2 if isinstance(exc, UsageError) else 1
+    except ImportError as exc:
+        print(f'{prog}: error: {exc}; install: pip install -e ".[train]"', file=sys.stderr)
+        return 1
+    except OSError as exc:
+        print(f"{prog}: error: {' '.join(str(exc).split())}", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         print(f"{prog}: interrupted", file=sys.stderr)
         return 130

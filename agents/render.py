@@ -322,6 +322,10 @@ def main(argv: list[str] | None = None) -> int:
     except OSError as exc:
         print(f"{prog}: error: {' '.join(str(exc).split())}", file=sys.stderr)
         return 1
+    except ImportError as exc:
+        msg = " ".join(str(exc).split())
+        print(f"{prog}: error: {msg}", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         print(f"{prog}: interrupted", file=sys.stderr)
         return 130

@@ -22,7 +22,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from steer_env import behaviors, combine, vecmath
-from steer_env.envs import opponents
+from steer_env.envs import opponents, streams
 from steer_env.envs.simulation import Simulation
 
 AGENT = np.array([Simulation.AGENT])
@@ -117,24 +117,40 @@ class NaivePursuer(ScriptedPolicy):
 class ClassicEvader(ScriptedPolicy):
     """Evade the nearest pursuer + wall avoidance + wander when unthreatened.
 
-    ``rng`` (a :class:`numpy.random.Generator`, or a seed) drives the wander jitter.
+    The wander jitter of env ``i`` comes from its own counter-based stream
+    (:mod:`steer_env.envs.streams`) keyed by ``seed + i``, where ``seed`` is ``rng`` (an
+    int, or drawn once from a :class:`numpy.random.Generator`; ``None`` draws it from the
+    OS). So env ``i`` of a vector env plays like a single env given ``seed + i``, whatever
+    the batch size, and the wander state restarts with every episode.
     """
 
     role = "evader"
 
+    #: Keeps the policy's streams apart from the env's, which are keyed from the same seeds.
+    _SALT = np.uint64(0xC1A551CE7A5E5EED)
+
     def __init__(self, env: Any, rng: np.random.Generator | int | None = 0) -> None:
         super().__init__(env)
-        self.rng = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
-        self._wander: NDArray[np.float64] | None = None
+        if isinstance(rng, np.random.Generator):
+            seed = int(rng.integers(2**63))
+        elif rng is None:
+            seed = int(np.random.default_rng().integers(2**63))
+        else:
+            seed = int(rng)
+        e = self.sim.num_envs
+        offsets = np.arange(e, dtype=np.uint64) + np.uint64(seed % 2**64)
+        self._key = streams.key_from_seed(offsets) ^ self._SALT
+        self._counter = np.zeros(e, dtype=np.uint64)
+        self._wander = np.zeros((e, 1, 2))
 
     def force(self) -> NDArray[np.float64]:
         sim = self.sim
         cfg = sim.cfg
-        e = sim.num_envs
-        if self._wander is None or self._wander.shape[0] != e:
-            self._wander = np.zeros((e, 1, 2))
-            self._wander[..., 0] = cfg.wander_radius
-        noise = self.rng.uniform(-1.0, 1.0, size=(e, 1, 2))
+        start = sim.steps == 0  # a new episode: restart the wander target straight ahead
+        self._wander[start] = (cfg.wander_radius, 0.0)
+        u = streams.uniform(self._key, self._counter, 2)
+        self._counter += np.uint64(2)
+        noise = (2.0 * u - 1.0).reshape(sim.num_envs, 1, 2)
         force, self._wander = opponents.evader_forces(
             sim.position,
             sim.velocity,

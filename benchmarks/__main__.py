@@ -30,7 +30,39 @@ DEFAULT_JSON = Path(__file__).resolve().parent / "results.json"
 
 
 def _ints(text: str) -> list[int]:
-    return [int(x.replace("_", "")) for x in text.split(",") if x.strip()]
+    """Comma-separated positive integers (``_`` separators allowed)."""
+    try:
+        values = [int(x.replace("_", "")) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected positive integers like 1,64,1024, got {text!r}"
+        ) from None
+    if not values or min(values) < 1:
+        raise argparse.ArgumentTypeError(f"expected positive integers like 1,64,1024, got {text!r}")
+    return values
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text.replace("_", ""))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return value
+
+
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}") from None
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}")
+    return value
+
+
+ENV_NAMES = {"pursuit": "Pursuit", "evasion": "Evasion"}
 
 
 def parse(argv: list[str] | None) -> argparse.Namespace:
@@ -43,7 +75,10 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
         help=f"comma-separated subset of {','.join(SECTIONS)} (default: all)",
     )
     p.add_argument(
-        "--repeats", type=int, default=None, help="repeats per figure (default 5; 3 with --quick)"
+        "--repeats",
+        type=_positive_int,
+        default=None,
+        help="repeats per figure (default 5; 3 with --quick)",
     )
     p.add_argument("--quick", action="store_true", help="short measurements (smoke test)")
     p.add_argument("--json", type=Path, default=DEFAULT_JSON, help="where to write the JSON")
@@ -69,20 +104,24 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
         default=[1000, 10000, 100000],
         help="flock sizes (default 1000,10000,100000)",
     )
-    p.add_argument("--sb3-envs", type=int, default=16, help="n_envs for PPO (default 16)")
+    p.add_argument("--sb3-envs", type=_positive_int, default=16, help="n_envs for PPO (default 16)")
     p.add_argument(
         "--sb3-timesteps",
-        type=int,
+        type=_positive_int,
         default=None,
         help="PPO timesteps per repeat (default 8 rollouts)",
     )
-    p.add_argument("--sb3-n-steps", type=int, default=128, help="PPO n_steps (default 128)")
-    p.add_argument("--sb3-batch-size", type=int, default=512, help="PPO batch_size (512)")
-    p.add_argument("--sb3-epochs", type=int, default=4, help="PPO n_epochs (default 4)")
-    p.add_argument("--threads", type=int, default=1, help="threads per library (default 1)")
+    p.add_argument(
+        "--sb3-n-steps", type=_positive_int, default=128, help="PPO n_steps (default 128)"
+    )
+    p.add_argument("--sb3-batch-size", type=_positive_int, default=512, help="PPO batch_size (512)")
+    p.add_argument("--sb3-epochs", type=_positive_int, default=4, help="PPO n_epochs (default 4)")
+    p.add_argument(
+        "--threads", type=_positive_int, default=1, help="threads per library (default 1)"
+    )
     p.add_argument(
         "--time-per-repeat",
-        type=float,
+        type=_positive_float,
         default=None,
         help="seconds per throughput repeat (default 0.5; 0.02 with --quick)",
     )
@@ -91,7 +130,13 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     unknown = sorted(set(args.sections) - set(SECTIONS))
     if unknown:
         p.error(f"unknown section(s) {unknown}; choose from {','.join(SECTIONS)}")
-    args.envs = [e.strip() for e in args.envs.split(",") if e.strip()]
+    envs = [e.strip() for e in args.envs.split(",") if e.strip()]
+    bad = [e for e in envs if e.lower() not in ENV_NAMES]
+    if bad or not envs:
+        p.error(f"unknown env(s) {bad}; choose from Pursuit,Evasion")
+    args.envs = [ENV_NAMES[e.lower()] for e in envs]
+    if not args.json.parent.is_dir():
+        p.error(f"--json: folder {str(args.json.parent)!r} does not exist")
     if args.repeats is None:
         args.repeats = 3 if args.quick else 5
     if args.time_per_repeat is None:

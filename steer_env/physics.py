@@ -263,6 +263,8 @@ class Vehicles:
                     f"steering_force must have shape {self.position.shape} (or broadcast to "
                     f"it), got {force.shape}"
                 ) from None
+        if not np.all(np.isfinite(force)):
+            raise ValueError("steering_force must be finite (no NaN or inf)")
         integrate(
             self.position,
             self.velocity,

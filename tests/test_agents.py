@@ -34,9 +34,9 @@ def _binomial_tolerance(p: float, n: int) -> float:
 @pytest.fixture(scope="module")
 def scripted_runs():
     return {
-        "classic": play_episodes(PURSUIT, ClassicPursuer, N_CAL, CAL_SEED),
-        "naive": play_episodes(PURSUIT, NaivePursuer, N_CAL, CAL_SEED),
-        "evader": play_episodes(EVASION, lambda env: ClassicEvader(env, rng=0), N_CAL, CAL_SEED),
+        "classic": play_episodes(PURSUIT, lambda env, _: ClassicPursuer(env), N_CAL, CAL_SEED),
+        "naive": play_episodes(PURSUIT, lambda env, _: NaivePursuer(env), N_CAL, CAL_SEED),
+        "evader": play_episodes(EVASION, lambda env, s: ClassicEvader(env, rng=s), N_CAL, CAL_SEED),
     }
 
 

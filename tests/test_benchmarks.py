@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -83,3 +85,21 @@ def test_benchmark_command_writes_the_table(tmp_path):
     assert "Evasion native vector / SyncVectorEnv, env-steps/s" in names
     for q in result["ratios"]:
         assert q["value"] > 0
+
+
+@pytest.mark.parametrize(
+    "args,text",
+    [
+        (["--repeats", "0"], "expected a positive integer"),
+        (["--envs", "nope"], "unknown env(s)"),
+        (["--num-envs", "0"], "expected positive integers"),
+        (["--json", "/no/such/folder/x.json"], "does not exist"),
+    ],
+)
+def test_benchmark_cli_bad_input_is_one_line(args, text):
+    out = subprocess.run(
+        [sys.executable, "-m", "benchmarks", *args], capture_output=True, text=True
+    )
+    assert out.returncode == 2
+    assert text in out.stderr
+    assert "Traceback" not in out.stderr

@@ -63,7 +63,7 @@ def test_episodes_are_paired_by_seed(monkeypatch):
     the episodes are split into several batches)."""
     monkeypatch.setattr(compare, "MAX_BATCH", 4)
     base, n = 123, 6
-    batched = play_episodes(PURSUIT, ClassicPursuer, n, base)
+    batched = play_episodes(PURSUIT, lambda env, _seed: ClassicPursuer(env), n, base)
     for k in range(n):
         env = gym.make(PURSUIT)
         obs, _ = env.reset(seed=base + k)

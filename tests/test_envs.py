@@ -60,18 +60,16 @@ def test_sb3_env_checker_passes_without_warnings(env_id):
 def test_registered_limit_equals_env_time_limit(env_id):
     env = gym.make(env_id)
     assert env.spec.max_episode_steps == env.unwrapped.config.time_limit == 100
+
+
+def test_time_out_truncates_exactly_at_the_limit():
+    # A pursuer applying no force never reaches an evader that starts 6+ m away and flees.
+    env = gym.make("steer_env/Pursuit-v0")
     env.reset(seed=0)
-    steps = 0
-    # Zero force for the pursuer never catches the evader within the limit in Pursuit; in
-    # Evasion the agent may be caught: either way truncation only happens at the limit.
-    while True:
-        _, _, term, trunc, _info = env.step(np.zeros(2, dtype=np.float32))
-        steps += 1
-        if term or trunc:
-            break
-    if trunc:
-        assert steps == env.spec.max_episode_steps
+    for step in range(1, 101):
+        _, _, term, trunc, _ = env.step(np.zeros(2, dtype=np.float32))
         assert not term
+        assert trunc == (step == 100)
 
 
 def test_make_with_module_prefix_in_fresh_process():
@@ -95,6 +93,36 @@ def test_same_seed_same_trajectory_different_seed_different_start(env_id):
         np.testing.assert_array_equal(np.asarray(a[key]), np.asarray(b[key]))
     c = rollout(gym.make(env_id), 4, actions[:1])
     assert not np.array_equal(a["obs"][0], c["obs"][0])
+
+
+def test_unseeded_reset_keys_the_episode_from_np_random():
+    """Without a seed, the first episode comes from np_random, including a generator the user
+    set (or one Gymnasium created when np_random was read before reset)."""
+    envs = [steer_env.PursuitEnv() for _ in range(3)]
+    envs[0].np_random = np.random.default_rng(1)
+    envs[1].np_random = np.random.default_rng(2)
+    envs[2].np_random = np.random.default_rng(1)
+    first = [env.reset()[0] for env in envs]
+    assert not np.array_equal(first[0], first[1])
+    np.testing.assert_array_equal(first[0], first[2])
+    lazy_a, lazy_b = steer_env.PursuitEnv(), steer_env.PursuitEnv()
+    _ = lazy_a.np_random, lazy_b.np_random  # created lazily, OS-seeded
+    assert not np.array_equal(lazy_a.reset()[0], lazy_b.reset()[0])
+
+
+def test_heading_follows_the_velocity_along_a_wall():
+    env = gym.make("steer_env/Pursuit-v0")
+    env.reset(seed=0)
+    sim = env.unwrapped.sim
+    limit = sim.cfg.half_size - sim.radius[0]
+    sim.position[0, 0] = [limit - 0.01, 0.0]
+    sim.velocity[0, 0] = [2.0, 2.0]
+    sim.heading[0, 0] = [np.sqrt(0.5), np.sqrt(0.5)]
+    obs, *_ = env.step(np.zeros(2, dtype=np.float32))
+    # The east wall stopped the x motion: the vehicle slides north and faces north.
+    assert sim.velocity[0, 0, 0] == 0.0 and sim.velocity[0, 0, 1] > 0
+    np.testing.assert_allclose(sim.heading[0, 0], [0.0, 1.0], atol=1e-12)
+    assert obs[1] == pytest.approx(0.0, abs=1e-6)  # no side velocity in its own frame
 
 
 @pytest.mark.parametrize("env_id", IDS)
@@ -294,6 +322,9 @@ def test_shaping_off_gives_sparse_reward():
         ({"reward_shaping": "yes"}, "reward_shaping must be True or False"),
         ({"arena_size": 4.0, "min_start_distance": 6.0}, "min_start_distance must be below"),
         ({"capture_radius": 20.0}, "capture_radius must be smaller than half the arena_size"),
+        ({"min_start_distance": 0.5}, "min_start_distance must exceed capture_radius"),
+        ({"n_opponents": float("inf")}, "n_opponents must be an integer in [1, 32], got inf"),
+        ({"dt": float("nan")}, "dt must be a number in (0, 1], got nan"),
     ],
 )
 def test_bad_configuration_raises_value_error_naming_the_argument(kwargs, fragment):
@@ -302,8 +333,18 @@ def test_bad_configuration_raises_value_error_naming_the_argument(kwargs, fragme
     assert fragment in str(err.value)
 
 
+def test_numpy_scalars_are_accepted_as_arguments():
+    env = gym.make("steer_env/Pursuit-v0", n_opponents=np.int64(2), dt=np.float32(0.05))
+    assert env.unwrapped.config.n_opponents == 2
+    assert env.observation_space.shape == (21,)
+
+
 def test_bad_render_mode_is_rejected():
-    with pytest.raises(ValueError, match="render_mode must be None or one of"):
+    # Gymnasium warns about the unknown mode first; the env then refuses it.
+    with (
+        pytest.warns(UserWarning, match="render_mode='ascii'"),
+        pytest.raises(ValueError, match="render_mode must be None or one of"),
+    ):
         gym.make("steer_env/Pursuit-v0", render_mode="ascii")
 
 

@@ -67,6 +67,7 @@ class PursuitEvasionEnv(gym.Env[NDArray[np.float32], NDArray[np.float32]]):
         self.action_space = spaces.Box(-1.0, 1.0, shape=(2,), dtype=np.float32)
         self.observation_space = spaces.Box(-1.0, 1.0, shape=(self.sim.obs_dim,), dtype=np.float32)
         self._needs_reset = True
+        self._keyed = False  # whether a reset has keyed the episode stream yet
         self._renderer = None
         self._trails = None
 
@@ -128,14 +129,15 @@ class PursuitEvasionEnv(gym.Env[NDArray[np.float32], NDArray[np.float32]]):
         """Start an episode. A ``seed`` (or the first reset) keys the episode stream from
         ``np_random``; later unseeded resets continue the same stream, exactly as an env of
         ``gym.make_vec`` does when it autoresets."""
-        first = self._np_random is None
         super().reset(seed=seed)
         keys = None
         if seed is not None:
             keys = streams.key_from_seed(seed)
-        elif first:
+        elif not self._keyed:
+            # np_random is Gymnasium's (seeded from the OS, or set by the user).
             keys = streams.key_from_generator(self.np_random)
         self.sim.reset_envs(np.array([0]), keys)
+        self._keyed = True
         self._needs_reset = False
         if self._trails is not None:
             self._trails.reset(self.sim.position[0])

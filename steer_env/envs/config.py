@@ -11,8 +11,11 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import numbers
 from dataclasses import dataclass
 from typing import Any
+
+import numpy as np
 
 
 @dataclass(frozen=True)
@@ -113,12 +116,13 @@ def _check(name: str, value: Any) -> Any:
     accepted = (
         f"{'an integer' if kind is int else 'a number'} in {_describe(low, high, low_inclusive)}"
     )
-    if isinstance(value, bool) or not isinstance(value, int | float):
+    # numbers.Real also admits numpy scalars; bools are ints to Python but not here.
+    if isinstance(value, bool | np.bool_) or not isinstance(value, numbers.Real):
         raise ValueError(f"{name} must be {accepted}, got {value!r}")
-    if kind is int and float(value) != int(value):
+    if not math.isfinite(float(value)) or (kind is int and float(value) != int(value)):
         raise ValueError(f"{name} must be {accepted}, got {value!r}")
     value = kind(value)
-    ok = math.isfinite(value) and value <= high and (value >= low if low_inclusive else value > low)
+    ok = value <= high and (value >= low if low_inclusive else value > low)
     if not ok:
         raise ValueError(f"{name} must be {accepted}, got {value!r}")
     return value
@@ -143,6 +147,11 @@ def make_config(defaults: TaskConfig, overrides: dict[str, Any]) -> TaskConfig:
         raise ValueError(
             f"vehicle_radius must be below arena_size / 4 ({cfg.arena_size / 4:g} m), "
             f"got {cfg.vehicle_radius!r}"
+        )
+    if cfg.min_start_distance <= cfg.capture_radius:
+        raise ValueError(
+            f"min_start_distance must exceed capture_radius ({cfg.capture_radius:g} m), "
+            f"got {cfg.min_start_distance!r}"
         )
     if cfg.min_start_distance >= cfg.arena_size - 2 * cfg.vehicle_radius:
         raise ValueError(

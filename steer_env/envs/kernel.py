@@ -593,8 +593,15 @@ def move(e0, m, state, vehicle, prm, action, total, before):
                 mfi,
                 dt,
             )
-            pos[e, i, 0], vel[e, i, 0] = wall(px, vx, limit)
-            pos[e, i, 1], vel[e, i, 1] = wall(py, vy, limit)
+            pos[e, i, 0], wvx = wall(px, vx, limit)
+            pos[e, i, 1], wvy = wall(py, vy, limit)
+            if wvx != vx or wvy != vy:
+                # A wall took away part of the velocity: the heading follows what is left.
+                speed = math.sqrt(wvx * wvx + wvy * wvy)
+                if speed > MIN_HEADING_SPEED:
+                    hx = wvx / speed
+                    hy = wvy / speed
+            vel[e, i, 0], vel[e, i, 1] = wvx, wvy
             head[e, i, 0], head[e, i, 1] = hx, hy
 
 

@@ -36,7 +36,8 @@ class PursuitEnv(PursuitEvasionEnv):
     ## Observation Space
 
     ``Box(-1, 1, (11 + 5 * K,), float32)``, egocentric (in the agent's frame), with ``K =
-    max_observed_opponents or n_opponents`` opponent slots, nearest first (16 by default):
+    max_observed_opponents or n_opponents`` opponent slots, nearest first (K = 1 and 16 values
+    by default):
 
     | Index        | Observation                                                     | Min | Max |
     |--------------|-----------------------------------------------------------------|-----|-----|
@@ -65,7 +66,8 @@ class PursuitEnv(PursuitEvasionEnv):
     ## Starting State
 
     The agent starts uniformly in the arena, every evader uniformly at least
-    ``min_start_distance`` from it; all at rest with random headings.
+    ``min_start_distance`` from it (the farthest of 16 uniform candidates if none is that
+    far); all at rest with random headings.
 
     ## Episode End
 

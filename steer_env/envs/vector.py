@@ -99,6 +99,7 @@ class SteerVectorEnv(VectorEnv):
         self._autoreset = np.zeros(self.num_envs, dtype=bool)
         self._any_autoreset = False  # self._autoreset.any(), kept to skip a numpy call per step
         self._started = False
+        self._keyed = np.zeros(self.num_envs, dtype=bool)  # streams keyed by a reset
         self._renderer = None
         self._trails = None
 
@@ -106,7 +107,6 @@ class SteerVectorEnv(VectorEnv):
         self, *, seed: int | list[int | None] | None = None, options: dict[str, Any] | None = None
     ) -> tuple[NDArray[np.float32], dict[str, Any]]:
         """Reset all environments, or those in ``options["reset_mask"]`` (a bool array)."""
-        first = self._np_random is None
         super().reset(seed=seed if isinstance(seed, int | np.integer) else None)
         mask = np.ones(self.num_envs, dtype=bool)
         if options and "reset_mask" in options:
@@ -114,10 +114,15 @@ class SteerVectorEnv(VectorEnv):
             if mask.shape != (self.num_envs,):
                 raise ValueError(f"options['reset_mask'] must have shape ({self.num_envs},)")
         envs = np.flatnonzero(mask)
-        keys = None
-        if seed is not None or first:
-            keys = seeds_to_keys(seed, self.num_envs, self.np_random)[envs]
-        self.sim.reset_envs(envs, keys)
+        if seed is not None:
+            self.sim.reset_envs(envs, seeds_to_keys(seed, self.num_envs, self.np_random)[envs])
+        else:
+            # Envs never keyed get a key from np_random; the others go on with their streams.
+            new = envs[~self._keyed[envs]]
+            if new.size:
+                self.sim.reset_envs(new, streams.key_from_generator(self.np_random, new.size))
+            self.sim.reset_envs(envs[self._keyed[envs]])
+        self._keyed[envs] = True
         self._autoreset[envs] = False
         self._any_autoreset = bool(self._autoreset.any())
         self._started = True
