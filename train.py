@@ -294,12 +294,15 @@ def train(opts: dict[str, Any], paths: RunPaths, previous: dict[str, Any], resum
     start_timesteps = start[1] if start else 0
 
     # ---- Seeding, CleanRL style: everything random is seeded here, before it is created.
-    # A resumed session continues with seed + timesteps done, so it does not replay the
-    # first session's episodes.
+    # A resumed session draws a fresh seed from (seed, timesteps done), so it neither replays
+    # the first session's episodes nor lands on the evaluation or comparison seeds.
     import numpy as np
     import torch
 
-    session_seed = int(opts["seed"]) + start_timesteps
+    session_seed = int(opts["seed"])
+    if start_timesteps:
+        entropy = [int(opts["seed"]), start_timesteps]
+        session_seed = int(np.random.SeedSequence(entropy).generate_state(1)[0]) + 2_000_000
     random.seed(session_seed)
     np.random.seed(session_seed)  # noqa: NPY002  (legacy global RNG, as SB3 seeds it)
     torch.manual_seed(session_seed)

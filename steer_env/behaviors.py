@@ -150,9 +150,10 @@ def pursuit_target(
     max_prediction_time: ArrayLike | None = None,
 ) -> Array:
     """The point :func:`pursuit` seeks: the target's predicted position, or its current
-    position when it is ahead and coming straight at the pursuer (headings within ~18
-    degrees of opposite, Buckland's ``RelativeHeading < -0.95`` test), where prediction
-    only adds error."""
+    position when it is ahead and coming straight at the pursuer (directions of motion
+    within ~18 degrees of opposite, Buckland's ``RelativeHeading < -0.95`` test, taken from
+    the two velocities, so a stopped pursuer always predicts), where prediction only adds
+    error."""
     p = _f(position)
     tp = _f(target_position)
     tv = _f(target_velocity)
@@ -609,8 +610,8 @@ def unaligned_collision_avoidance(
     For each vehicle, predict the time of closest approach ``t`` to each neighbour under
     constant velocities; among neighbours with ``0 < t <= time_horizon`` s whose predicted
     separation is below the sum of the radii, take the soonest. Steer sideways away from
-    where that neighbour will be and adjust speed: slow down if it will be ahead, speed up
-    if it will be behind. Zero force when no collision is predicted. Arrays are ``(N, ...)``
+    where that neighbour will be and adjust speed: slow down if it is ahead now, speed up
+    if it is behind. Zero force when no collision is predicted. Arrays are ``(N, ...)``
     flattened like ``neighbors`` (build them with a radius of about
     ``2 * max_speed * time_horizon``).
     """

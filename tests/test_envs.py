@@ -146,6 +146,12 @@ def test_observation_in_space_and_egocentric(env_id):
     local = vecmath.vector_to_local(nearest, base.headings[0]) / base.config.diagonal
     np.testing.assert_allclose(obs[11:13], local, atol=1e-6)
     assert obs[15] == 1.0  # slot present
+    # Walls: the offset to the nearest point of each wall, in the agent's frame / arena size.
+    half, x, y = base.config.half_size, *base.positions[0]
+    walls = np.array([[-half - x, 0.0], [half - x, 0.0], [0.0, -half - y], [0.0, half - y]])
+    local_walls = vecmath.vector_to_local(walls, base.headings[0]) / base.config.arena_size
+    np.testing.assert_allclose(obs[2:10], local_walls.reshape(-1), atol=1e-6)
+    assert obs[10] == pytest.approx(2 * base.elapsed_steps / base.config.time_limit - 1)
 
 
 def test_padded_slots_are_masked():

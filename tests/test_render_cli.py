@@ -39,8 +39,13 @@ def test_render_side_by_side_gif(tmp_path):
     assert [e.label for e in eps] == ["learned (PPO)", "classic pursuer"]
     assert len(frames) == max(e.steps for e in eps) + 1
     assert frames.shape[2] > 2 * 120  # two panels and a gap
-    left, right = frames[-1][:, :120], frames[-1][:, -120:]
-    assert not np.array_equal(left, right)
+    # Both panels start from the same seed: the arenas (above the captions) are identical in
+    # the first frame and differ once the two pursuers have moved differently.
+    arena = slice(0, 120)
+    first_left, first_right = frames[0][arena, :120], frames[0][arena, -120:]
+    np.testing.assert_array_equal(first_left, first_right)
+    last_left, last_right = frames[-1][arena, :120], frames[-1][arena, -120:]
+    assert not np.array_equal(last_left, last_right)
 
 
 def _run(*args):

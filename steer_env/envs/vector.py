@@ -128,7 +128,11 @@ class SteerVectorEnv(VectorEnv):
         self._started = True
         if self._trails is not None:
             self._trails.reset(self.sim.position[0])
-        return self.sim.observe(), {"distance": self.sim.nearest_opponent_distance()}
+        every = np.ones(self.num_envs, dtype=bool)
+        return self.sim.observe(), {
+            "distance": self.sim.nearest_opponent_distance(),
+            "_distance": every,
+        }
 
     def step(
         self, actions: Any
