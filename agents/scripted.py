@@ -164,10 +164,3 @@ class ClassicEvader(ScriptedPolicy):
             cfg,
         )
         return force[:, 0]
-
-
-SCRIPTED = {
-    "classic-pursuer": ClassicPursuer,
-    "naive-pursuer": NaivePursuer,
-    "classic-evader": ClassicEvader,
-}

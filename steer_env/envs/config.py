@@ -148,6 +148,11 @@ def make_config(defaults: TaskConfig, overrides: dict[str, Any]) -> TaskConfig:
             f"vehicle_radius must be below arena_size / 4 ({cfg.arena_size / 4:g} m), "
             f"got {cfg.vehicle_radius!r}"
         )
+    if cfg.feeler_length >= cfg.half_size:
+        raise ValueError(
+            f"feeler_length must be below half the arena_size ({cfg.half_size:g} m), "
+            f"got {cfg.feeler_length!r}"
+        )
     if cfg.min_start_distance <= cfg.capture_radius:
         raise ValueError(
             f"min_start_distance must exceed capture_radius ({cfg.capture_radius:g} m), "

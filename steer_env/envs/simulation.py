@@ -20,7 +20,6 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from steer_env import vecmath
 from steer_env.envs.config import TaskConfig
 
 Array = NDArray[np.float64]
@@ -175,13 +174,6 @@ class Simulation:
         _kernel().reset(self._state, self._counts, self._rng, self._potential, self._params, envs)
 
     # ----------------------------------------------------------------- step
-    def agent_force(self, action: Array) -> Array:
-        """World-frame force ``(E, 2)`` for agent actions ``(E, 2)`` given in the agent's frame
-        in units of its max force; the magnitude is clipped to max force (what the step
-        kernel applies)."""
-        local = vecmath.truncate(action, 1.0)
-        return vecmath.vector_to_world(local, self.heading[:, 0]) * self.max_force[0]
-
     def step_arrays(
         self, action: Array, reuse: bool = False
     ) -> tuple[Array, NDArray[np.bool_], NDArray[np.float32]]:
@@ -238,11 +230,6 @@ class Simulation:
             out = np.empty(self.num_envs)
         _kernel().distances(self._state, self._all if envs is None else envs, out)
         return out
-
-    def _potential_of(self, envs: NDArray[np.intp]) -> Array:
-        d = self.nearest_opponent_distance(envs)[envs] / self.cfg.diagonal
-        scale = self.cfg.shaping_scale
-        return -scale * d if self.agent_role == "pursuer" else scale * d
 
     def observe(
         self, envs: NDArray[np.intp] | None = None, out: NDArray[np.float32] | None = None
