@@ -29,13 +29,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from agents.compare import (
-    DEFAULT_SEED,
-    OneLineParser,
-    env_arg,
-    non_negative_int,
-    positive_int,
-)
+from agents.compare import DEFAULT_SEED, env_arg
 from agents.policies import PolicyLoadError, UsageError
 from agents.training import DEFAULT_N_ENVS as N_ENVS
 from agents.training import (
@@ -53,6 +47,7 @@ from agents.training import (
     prepare_run_dir,
     read_json,
 )
+from steer_env.cli import OneLineParser, non_negative_int, positive_int
 
 PROG = "train.py"
 #: Options a resumed run takes from its config.json unless given again.

@@ -57,6 +57,7 @@ from agents.policies import (
     read_model_metadata,
     resolve_env_id,
 )
+from steer_env.cli import OneLineParser, non_negative_int, positive_int
 
 #: Default first episode seed: far from the seeds training uses (``seed .. seed + n_envs``).
 DEFAULT_SEED = 1_000_000
@@ -471,33 +472,6 @@ def run_comparison(
 
 
 # ------------------------------------------------------------------ CLI
-class OneLineParser(argparse.ArgumentParser):
-    """argparse whose errors are one line on stderr (exit status 2)."""
-
-    def error(self, message: str) -> None:  # type: ignore[override]
-        self.exit(2, f"{self.prog}: error: {' '.join(message.split())} (see --help)\n")
-
-
-def positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
-    return value
-
-
-def non_negative_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {text!r}")
-    return value
-
-
 def env_arg(text: str) -> str:
     try:
         return resolve_env_id(text)

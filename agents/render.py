@@ -227,7 +227,8 @@ def render_gif(
 
 
 def main(argv: list[str] | None = None) -> int:
-    from agents.compare import OneLineParser, env_arg, non_negative_int, positive_int
+    from agents.compare import env_arg
+    from steer_env.cli import OneLineParser, non_negative_int, positive_int
 
     p = OneLineParser(
         prog="python -m agents.render",

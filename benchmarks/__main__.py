@@ -25,6 +25,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from steer_env.cli import OneLineParser, positive_float, positive_int
+
 SECTIONS = ("single", "vector", "memory", "sync", "floor", "flock", "sb3", "peers", "compile")
 DEFAULT_JSON = Path(__file__).resolve().parent / "results.json"
 
@@ -42,33 +44,11 @@ def _ints(text: str) -> list[int]:
     return values
 
 
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text.replace("_", ""))
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
-    return value
-
-
-def _positive_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}") from None
-    if not value > 0 or value == float("inf"):
-        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}")
-    return value
-
-
 ENV_NAMES = {"pursuit": "Pursuit", "evasion": "Evasion"}
 
 
 def parse(argv: list[str] | None) -> argparse.Namespace:
-    p = argparse.ArgumentParser(
-        prog="python -m benchmarks", description=__doc__.splitlines()[0].strip("`: ")
-    )
+    p = OneLineParser(prog="python -m benchmarks", description=__doc__.splitlines()[0].strip("`: "))
     p.add_argument(
         "--sections",
         default=",".join(SECTIONS),
@@ -76,7 +56,7 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     )
     p.add_argument(
         "--repeats",
-        type=_positive_int,
+        type=positive_int,
         default=None,
         help="repeats per figure (default 5; 3 with --quick)",
     )
@@ -104,24 +84,24 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
         default=[1000, 10000, 100000],
         help="flock sizes (default 1000,10000,100000)",
     )
-    p.add_argument("--sb3-envs", type=_positive_int, default=16, help="n_envs for PPO (default 16)")
+    p.add_argument("--sb3-envs", type=positive_int, default=16, help="n_envs for PPO (default 16)")
     p.add_argument(
         "--sb3-timesteps",
-        type=_positive_int,
+        type=positive_int,
         default=None,
         help="PPO timesteps per repeat (default 8 rollouts)",
     )
     p.add_argument(
-        "--sb3-n-steps", type=_positive_int, default=128, help="PPO n_steps (default 128)"
+        "--sb3-n-steps", type=positive_int, default=128, help="PPO n_steps (default 128)"
     )
-    p.add_argument("--sb3-batch-size", type=_positive_int, default=512, help="PPO batch_size (512)")
-    p.add_argument("--sb3-epochs", type=_positive_int, default=4, help="PPO n_epochs (default 4)")
+    p.add_argument("--sb3-batch-size", type=positive_int, default=512, help="PPO batch_size (512)")
+    p.add_argument("--sb3-epochs", type=positive_int, default=4, help="PPO n_epochs (default 4)")
     p.add_argument(
-        "--threads", type=_positive_int, default=1, help="threads per library (default 1)"
+        "--threads", type=positive_int, default=1, help="threads per library (default 1)"
     )
     p.add_argument(
         "--time-per-repeat",
-        type=_positive_float,
+        type=positive_float,
         default=None,
         help="seconds per throughput repeat (default 0.5; 0.02 with --quick)",
     )

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from numpy.typing import NDArray
 
-from steer_env import behaviors, combine, vecmath
+from steer_env import behaviors, cli, combine, vecmath
 from steer_env.neighbors import Neighbors, find_neighbors
 from steer_env.physics import Vehicles
 from steer_env.rendering import ROLE_COLORS, PygameNotInstalled, Renderer, Trails
@@ -697,31 +697,11 @@ def render_behavior(name: str, steps: int, seed: int, size: int = 480) -> list[n
 
 
 # --- command line
-class _Parser(argparse.ArgumentParser):
-    """An ``ArgumentParser`` whose errors are a single line on stderr (exit status 2)."""
-
-    def error(self, message: str) -> None:  # type: ignore[override]
-        self.exit(2, f"{self.prog}: error: {message} (see --help)\n")
-
-
-def _positive_int(lo: int, hi: int) -> Callable[[str], int]:
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
-        if not lo <= value <= hi:
-            raise argparse.ArgumentTypeError(f"must be in [{lo}, {hi}], got {value}")
-        return value
-
-    return parse
-
-
 OUTPUT_EXTENSIONS = (".gif", ".mp4", ".png")
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = _Parser(
+    p = cli.OneLineParser(
         prog="python -m steer_env.gallery",
         description="Show a steering behaviour in a window, or render it to a GIF/MP4/PNG.",
     )
@@ -731,12 +711,10 @@ def _parser() -> argparse.ArgumentParser:
         metavar="FILE",
         help="write FILE (.gif, .mp4, or .png for the last frame) instead of opening a window",
     )
-    p.add_argument("--steps", type=_positive_int(1, 100_000), default=300, help="default 300")
-    p.add_argument("--seed", type=_positive_int(0, 2**63 - 1), default=0, help="default 0")
-    p.add_argument("--fps", type=_positive_int(1, 240), default=30, help="default 30")
-    p.add_argument(
-        "--size", type=_positive_int(64, 4096), default=480, help="frame width, px (480)"
-    )
+    p.add_argument("--steps", type=cli.int_in(1, 100_000), default=300, help="default 300")
+    p.add_argument("--seed", type=cli.int_in(0, 2**63 - 1), default=0, help="default 0")
+    p.add_argument("--fps", type=cli.int_in(1, 240), default=30, help="default 30")
+    p.add_argument("--size", type=cli.int_in(64, 4096), default=480, help="frame width, px (480)")
     p.add_argument("--list", action="store_true", help="list the behaviors and exit")
     return p
 
