@@ -98,49 +98,40 @@ def _bench_vector_env(
     return samples, k
 
 
-def bench_vector(name: str, num_envs: int, repeats: int, target_s: float) -> Row:
-    """``gym.make_vec(..., vectorization_mode="vector_entry_point")``: the native vector env."""
+def _bench_make_vec(
+    name: str, num_envs: int, repeats: int, target_s: float, mode: str, section: str, label: str
+) -> Row:
     import gymnasium as gym
 
     import steer_env  # noqa: F401
 
     env_id = ENVS[name]
-    venv = gym.make_vec(env_id, num_envs=num_envs, vectorization_mode="vector_entry_point")
+    venv = gym.make_vec(env_id, num_envs=num_envs, vectorization_mode=mode)
     samples, k = _bench_vector_env(venv, num_envs, repeats, target_s)
     venv.close()
     return Row(
-        "vector",
-        f"{name} native vector env",
+        section,
+        f"{name} {label}",
         num_envs,
         "env-steps/s",
         samples,
         agents=n_vehicles(env_id),
         substeps=1,
         note=f"{k} steps/repeat",
+    )
+
+
+def bench_vector(name: str, num_envs: int, repeats: int, target_s: float) -> Row:
+    """``gym.make_vec(..., vectorization_mode="vector_entry_point")``: the native vector env."""
+    return _bench_make_vec(
+        name, num_envs, repeats, target_s, "vector_entry_point", "vector", "native vector env"
     )
 
 
 def bench_sync(name: str, num_envs: int, repeats: int, target_s: float) -> Row:
     """``gym.make_vec(..., vectorization_mode="sync")``: Gymnasium's SyncVectorEnv of single
     envs."""
-    import gymnasium as gym
-
-    import steer_env  # noqa: F401
-
-    env_id = ENVS[name]
-    venv = gym.make_vec(env_id, num_envs=num_envs, vectorization_mode="sync")
-    samples, k = _bench_vector_env(venv, num_envs, repeats, target_s)
-    venv.close()
-    return Row(
-        "sync",
-        f"{name} SyncVectorEnv",
-        num_envs,
-        "env-steps/s",
-        samples,
-        agents=n_vehicles(env_id),
-        substeps=1,
-        note=f"{k} steps/repeat",
-    )
+    return _bench_make_vec(name, num_envs, repeats, target_s, "sync", "sync", "SyncVectorEnv")
 
 
 # --------------------------------------------------------------------------- memory
