@@ -1,17 +1,19 @@
-"""Scripted agents with stable-baselines3's ``predict`` interface.
+"""Scripted agents with stable-baselines3's ``predict`` interface, acting from observations.
 
-They act only through the env's action space (a steering force in the agent's frame, in
-units of its max force), so they are compared with learned agents on equal terms. Because
-the egocentric observation does not carry everything a classic behaviour needs (the
-opponent's absolute heading for pursuit's prediction, for instance), they read the env's
-documented state: the ``sim`` attribute of the unwrapped single or vector env (a
-:class:`steer_env.envs.simulation.Simulation`), never changing it.
+A scripted agent is a registered task's baseline strategy (:mod:`steer_env.tasks`, e.g.
+the classic pursuer: wall avoidance, separation, pursuit with prediction) played from the
+learned agent's seat. It sees only what a learned policy sees: its action is a function of
+the observation it is given, for any batch shape, so it works behind Gymnasium and SB3
+wrappers and in any training framework.
 
-* :class:`ClassicPursuer`: Reynolds pursuit with prediction + wall avoidance, the same
-  behaviour composition as the env's scripted pursuers.
-* :class:`NaivePursuer`: plain seek of the nearest evader's current position.
-* :class:`ClassicEvader`: evade + wall avoidance + wander when unthreatened, the same
-  composition as the env's scripted evaders (wander randomness from a Generator passed in).
+From each observation it rebuilds the scene that observation shows (its own pose from the
+wall offsets, the observed vehicles from their slots;
+:meth:`steer_env.engine.batch.Batch.load_observations`), runs the very strategy the envs'
+scripted opponents run through the engine's compiled strategy stage, and returns the force
+in its own frame in units of its max force. Strategies that wander keep their wander
+target and a random stream per batch row (seeded by ``seed + row``); the target restarts
+at the start of each episode (``episode_start``, or an observation whose time feature
+reads the first step).
 """
 
 from __future__ import annotations
@@ -21,146 +23,126 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from steer_env import behaviors, combine, vecmath
-from steer_env.envs import opponents, streams
-from steer_env.envs.simulation import Simulation
-
-AGENT = np.array([Simulation.AGENT])
-
-
-def _simulation(env: Any) -> Simulation:
-    base = getattr(env, "unwrapped", env)
-    sim = getattr(base, "sim", None)
-    if not isinstance(sim, Simulation):
-        raise TypeError(
-            "scripted agents need a steer_env environment (single or vector), got "
-            f"{type(base).__name__}"
-        )
-    return sim
+from steer_env import vecmath
+from steer_env.engine.batch import Batch, VehicleSpec
+from steer_env.envs import streams
+from steer_env.tasks import Task, TaskConfig, get_task
+from steer_env.tasks.config import make_config
 
 
 class ScriptedPolicy:
-    """Base class: turns a world-frame force for the agent into an action."""
+    """The baseline ``name`` of ``task`` (``"classic"``, ``"naive"``...) as a policy.
 
-    #: The role the policy plays; it must match the env's agent role.
-    role: str = "pursuer"
-
-    def __init__(self, env: Any) -> None:
-        self.env = env
-        self.sim = _simulation(env)
-        if self.sim.agent_role != self.role:
-            raise ValueError(
-                f"{type(self).__name__} plays the {self.role}, but this env's agent is the "
-                f"{self.sim.agent_role}"
-            )
-
-    def force(self) -> NDArray[np.float64]:
-        """World-frame force ``(E, 2)`` for the agent of every env."""
-        raise NotImplementedError
-
-    def predict(
-        self,
-        observation: NDArray[np.float32],
-        state: Any = None,
-        episode_start: NDArray[np.bool_] | None = None,
-        deterministic: bool = True,
-    ) -> tuple[NDArray[np.float32], None]:
-        """SB3's policy interface: actions for ``observation`` (``(obs_dim,)`` for a single env,
-        ``(E, obs_dim)`` for a vector env)."""
-        sim = self.sim
-        force = vecmath.truncate(self.force(), sim.max_force[0])
-        local = vecmath.vector_to_local(force, sim.heading[:, 0]) / sim.max_force[0]
-        action = np.clip(local, -1.0, 1.0).astype(np.float32)
-        if np.ndim(observation) == 1:
-            return action[0], None
-        return action, None
-
-
-class ClassicPursuer(ScriptedPolicy):
-    """Reynolds pursuit with prediction plus wall avoidance (prioritized running sum)."""
-
-    role = "pursuer"
-
-    def force(self) -> NDArray[np.float64]:
-        sim = self.sim
-        return opponents.pursuer_forces(
-            sim.position,
-            sim.velocity,
-            sim.heading,
-            sim.max_speed,
-            sim.max_force,
-            AGENT,
-            sim.evaders,
-            sim.cfg,
-        )[:, 0]
-
-
-class NaivePursuer(ScriptedPolicy):
-    """Seek the nearest evader's current position (no prediction), plus wall avoidance."""
-
-    role = "pursuer"
-
-    def force(self) -> NDArray[np.float64]:
-        sim = self.sim
-        cfg = sim.cfg
-        k, _ = opponents.nearest(sim.position, AGENT, sim.evaders)
-        target = np.take_along_axis(sim.position, sim.evaders[k][..., None], axis=1)[:, 0]
-        p, v, h = sim.position[:, 0], sim.velocity[:, 0], sim.heading[:, 0]
-        ms = sim.max_speed[0]
-        wall = behaviors.wall_avoidance(p, v, h, ms, opponents.arena_bounds(cfg), cfg.feeler_length)
-        chase = behaviors.seek(p, v, target, ms)
-        return combine.prioritized(
-            [wall, chase], [cfg.wall_weight, cfg.pursuit_weight], sim.max_force[0]
-        )
-
-
-class ClassicEvader(ScriptedPolicy):
-    """Evade the nearest pursuer + wall avoidance + wander when unthreatened.
-
-    The wander jitter of env ``i`` comes from its own counter-based stream
-    (:mod:`steer_env.envs.streams`) keyed by ``seed + i``, where ``seed`` is ``rng`` (an
-    int, or drawn once from a :class:`numpy.random.Generator`; ``None`` draws it from the
-    OS). So env ``i`` of a vector env plays like a single env given ``seed + i``, whatever
-    the batch size, and the wander state restarts with every episode.
+    Args:
+        task: a :class:`Task` or a task name / env id.
+        name: one of ``task.baselines``.
+        config: the env configuration the observations come from (a :class:`TaskConfig` or
+            ``gym.make`` keyword arguments); the task's defaults when omitted.
+        seed: seeds the wander streams (row ``i`` uses ``seed + i``); ``None`` draws one
+            from the OS.
     """
-
-    role = "evader"
 
     #: Keeps the policy's streams apart from the env's, which are keyed from the same seeds.
     _SALT = np.uint64(0xC1A551CE7A5E5EED)
 
-    def __init__(self, env: Any, rng: np.random.Generator | int | None = 0) -> None:
-        super().__init__(env)
-        if isinstance(rng, np.random.Generator):
-            seed = int(rng.integers(2**63))
-        elif rng is None:
+    def __init__(
+        self,
+        task: Task | str,
+        name: str = "classic",
+        config: TaskConfig | dict[str, Any] | None = None,
+        seed: int | None = 0,
+    ) -> None:
+        self.task = get_task(task) if isinstance(task, str) else task
+        if name not in self.task.baselines:
+            raise ValueError(
+                f"unknown baseline {name!r} for {self.task.env_id}: use one of "
+                f"{', '.join(self.task.baselines)}"
+            )
+        if config is None:
+            config = self.task.default_config
+        elif isinstance(config, dict):
+            config = make_config(self.task.default_config, config)
+        self.name = name
+        self.config = config
+        self.role = self.task.learned_team
+        self.strategy = self.task.baselines[name](config)
+        if seed is None:
             seed = int(np.random.default_rng().integers(2**63))
-        else:
-            seed = int(rng)
-        e = self.sim.num_envs
-        offsets = np.arange(e, dtype=np.uint64) + np.uint64(seed % 2**64)
-        self._key = streams.key_from_seed(offsets) ^ self._SALT
-        self._counter = np.zeros(e, dtype=np.uint64)
-        self._wander = np.zeros((e, 1, 2))
+        self.seed = int(seed)
+        world = self.task.world(config)
+        self._world = world
+        roster = self.task.roster(config)
+        seat = roster[0]
+        # The observer runs the baseline strategy; observed vehicles are only positions.
+        others = [
+            VehicleSpec(v.team, None, v.mass, v.max_speed, v.max_force, v.radius)
+            for v in roster[1:]
+        ]
+        teammates = [v for v in others if v.team == seat.team][: world.observed_teammates]
+        opponents = [v for v in others if v.team != seat.team]
+        opponents = (opponents * world.observed_opponents)[: world.observed_opponents]
+        self._roster = [
+            VehicleSpec(
+                seat.team, self.strategy, seat.mass, seat.max_speed, seat.max_force, seat.radius
+            ),
+            *teammates,
+            *opponents,
+        ]
+        self._views: dict[int, Batch] = {}
+        self.obs_dim = world.obs_dim
 
-    def force(self) -> NDArray[np.float64]:
-        sim = self.sim
-        cfg = sim.cfg
-        start = sim.steps == 0  # a new episode: restart the wander target straight ahead
-        self._wander[start] = (cfg.wander_radius, 0.0)
-        u = streams.uniform(self._key, self._counter, 2)
-        self._counter += np.uint64(2)
-        noise = (2.0 * u - 1.0).reshape(sim.num_envs, 1, 2)
-        force, self._wander = opponents.evader_forces(
-            sim.position,
-            sim.velocity,
-            sim.heading,
-            sim.max_speed,
-            sim.max_force,
-            self._wander,
-            noise,
-            AGENT,
-            sim.pursuers,
-            cfg,
-        )
-        return force[:, 0]
+    def _view(self, rows: int) -> Batch:
+        """A batch of ``rows`` environments to rebuild observations into (kept per size, so
+        wander state carries over between calls with the same batch shape)."""
+        view = self._views.get(rows)
+        if view is None:
+            view = Batch(self._roster, self._world, rows)
+            keys = streams.key_from_seed(
+                np.arange(rows, dtype=np.uint64) + np.uint64(self.seed % 2**64)
+            )
+            view.state.key[:] = keys ^ self._SALT
+            view.state.counter[:] = 0
+            view.state.wander[:, 0] = (self.strategy.wander_radius(), 0.0)
+            self._views[rows] = view
+        return view
+
+    def predict(
+        self,
+        observation: NDArray[np.floating],
+        state: Any = None,
+        episode_start: NDArray[np.bool_] | None = None,
+        deterministic: bool = True,
+    ) -> tuple[NDArray[np.float32], None]:
+        """SB3's policy interface: one action per observation row (``(obs_dim,)`` or
+        ``(..., obs_dim)`` in, ``(2,)`` or ``(..., 2)`` out)."""
+        obs = np.asarray(observation, dtype=np.float64)
+        if obs.shape[-1:] != (self.obs_dim,):
+            raise ValueError(
+                f"{type(self).__name__}: observations must end with {self.obs_dim} values "
+                f"({self.task.env_id}), got shape {obs.shape}"
+            )
+        lead = obs.shape[:-1]
+        flat = obs.reshape(-1, self.obs_dim)
+        view = self._view(flat.shape[0])
+        starting = flat[:, 10] <= -1.0  # the time feature of the first step
+        if episode_start is not None:
+            starting = starting | np.asarray(episode_start, dtype=bool).reshape(-1)
+        view.state.wander[starting, 0] = (self.strategy.wander_radius(), 0.0)
+        view.load_observations(flat)
+        force = view.scripted_forces()[:, 0]
+        view.state.counter[:] += np.uint64(view.draws)
+        heading = view.state.heading[:, 0]
+        max_force = view.vehicles["max_force"][0]
+        action = np.clip(vecmath.vector_to_local(force, heading) / max_force, -1.0, 1.0)
+        return action.astype(np.float32).reshape(*lead, 2), None
+
+
+def classic(
+    task: Task | str, config: TaskConfig | dict[str, Any] | None = None, seed: int | None = 0
+) -> ScriptedPolicy:
+    """The task's first (classic) baseline."""
+    t = get_task(task) if isinstance(task, str) else task
+    return ScriptedPolicy(t, next(iter(t.baselines)), config, seed)
+
+
+__all__ = ["ScriptedPolicy", "classic"]

@@ -1,31 +1,33 @@
-"""Gymnasium environments: ``steer_env/Pursuit-v0`` and ``steer_env/Evasion-v0``."""
+"""Gymnasium front ends of the registered tasks: ``steer_env/Pursuit-v0`` and
+``steer_env/Evasion-v0`` (single env, native vector env), registered from
+:data:`steer_env.tasks.TASKS`."""
 
 from __future__ import annotations
 
 from gymnasium.envs.registration import register, registry
 
-from steer_env.envs.config import TaskConfig
 from steer_env.envs.evasion import EvasionEnv
 from steer_env.envs.pursuit import PursuitEnv
+from steer_env.tasks import TASKS, TaskConfig
 
-ENV_IDS = ("steer_env/Pursuit-v0", "steer_env/Evasion-v0")
+ENV_IDS = tuple(task.env_id for task in TASKS.values())
 
 
 def register_envs() -> None:
-    """Register both environments with Gymnasium (idempotent)."""
-    for env_id, cls, vector in (
-        ("steer_env/Pursuit-v0", PursuitEnv, "make_pursuit_vector"),
-        ("steer_env/Evasion-v0", EvasionEnv, "make_evasion_vector"),
-    ):
-        if env_id in registry:
+    """Register every task's env with Gymnasium (idempotent).
+
+    No ``max_episode_steps`` is registered: the time limit is part of each task (the
+    ``time_limit`` argument; reaching it ends the episode as a termination), so Gymnasium
+    adds no ``TimeLimit`` wrapper of its own. ``gym.make(id, max_episode_steps=N)`` still
+    works: the env adopts ``N`` on its first reset (or refuses a conflicting
+    ``time_limit``)."""
+    for task in TASKS.values():
+        if task.env_id in registry:
             continue
         register(
-            id=env_id,
-            entry_point=f"{cls.__module__}:{cls.__name__}",
-            vector_entry_point=f"steer_env.envs.vector:{vector}",
-            # The env enforces its own time limit (it needs it for the escape reward); the
-            # registered limit is the same number so env.spec tells the truth.
-            max_episode_steps=cls.default_config.time_limit,
+            id=task.env_id,
+            entry_point=task.entry_point,
+            vector_entry_point=task.vector_entry_point,
         )
 
 

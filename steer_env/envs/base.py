@@ -1,10 +1,12 @@
-"""Machinery shared by :class:`~steer_env.envs.pursuit.PursuitEnv` and
-:class:`~steer_env.envs.evasion.EvasionEnv`: a :class:`gymnasium.Env` over a one-environment
-:class:`~steer_env.envs.simulation.Simulation`."""
+"""Machinery shared by the single-agent Gymnasium envs: a :class:`gymnasium.Env` over a
+one-environment :class:`~steer_env.engine.batch.Batch` of a registered task
+(:mod:`steer_env.tasks`)."""
 
 from __future__ import annotations
 
+import inspect
 import math
+import numbers
 from typing import Any, ClassVar
 
 import gymnasium as gym
@@ -13,9 +15,10 @@ from gymnasium import spaces
 from gymnasium.error import ResetNeeded
 from numpy.typing import NDArray
 
+from steer_env.engine.batch import Batch
 from steer_env.envs import streams
-from steer_env.envs.config import TaskConfig, make_config
-from steer_env.envs.simulation import Simulation
+from steer_env.tasks import Task
+from steer_env.tasks.config import TaskConfig, make_config
 
 RENDER_FPS = 10
 
@@ -32,141 +35,224 @@ def validate_render_mode(render_mode: str | None, accepted: list[str]) -> None:
     rendering._import_pygame()
 
 
-def validate_actions(action: Any, shape: tuple[int, ...]) -> NDArray[np.float64]:
-    """Actions as float64 of exactly ``shape``, finite; ``ValueError`` otherwise."""
-    try:
-        arr = np.asarray(action, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"action must be numeric with shape {shape}, got {action!r}") from exc
+def validate_actions(
+    action: Any, shape: tuple[int, ...], name: str = "action"
+) -> NDArray[np.float64]:
+    """Actions as float64 of exactly ``shape``, finite; ``ValueError`` naming ``name``
+    otherwise. Accepts anything array-like: lists, numpy arrays of any real dtype, torch
+    tensors (also ones that require grad)."""
+    if hasattr(action, "detach") and callable(action.detach):
+        action = action.detach()  # a torch tensor that requires grad
+        if hasattr(action, "cpu"):
+            action = action.cpu()
+    if isinstance(action, np.ndarray) and action.dtype.kind in "fiu":
+        arr = action.astype(np.float64, copy=False)
+    else:
+        try:
+            arr = np.asarray(action, dtype=np.float64)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(
+                f"{name} must be numbers of shape {shape}, got {action!r} "
+                f"({' '.join(str(exc).split())})"
+            ) from None
+        except OverflowError:
+            raise ValueError(f"{name} must be finite numbers, got {action!r}") from None
     if arr.shape != shape:
-        raise ValueError(f"action must have shape {shape}, got {arr.shape}")
+        raise ValueError(f"{name} must have shape {shape}, got {arr.shape}")
     # A few values: Python's isfinite beats numpy's per-call overhead.
     finite = (
         all(map(math.isfinite, arr.ravel().tolist())) if arr.size <= 8 else np.isfinite(arr).all()
     )
     if not finite:
-        raise ValueError("action must be finite: got NaN or inf (it would poison the episode)")
+        raise ValueError(f"{name} must be finite: got NaN or inf (it would poison the episode)")
     return arr
 
 
-class PursuitEvasionEnv(gym.Env[NDArray[np.float32], NDArray[np.float32]]):
-    """Base class: the learned agent is vehicle 0 of a :class:`Simulation` with one env."""
+def validate_seed(seed: Any, name: str = "seed") -> int:
+    """A non-negative Python int (any size: seeds are hashed to 64-bit stream keys)."""
+    if isinstance(seed, bool | np.bool_) or not isinstance(seed, numbers.Integral) or seed < 0:
+        raise ValueError(f"{name} must be a non-negative integer, got {seed!r}")
+    return int(seed)
+
+
+def _gym_seed(seed: int) -> int:
+    """A seed for Gymnasium's ``np_random`` (numpy accepts any non-negative int, but keep
+    it well inside what every consumer takes)."""
+    return seed if seed < 2**63 else seed % (2**63)
+
+
+class SteerEnv(gym.Env[NDArray[np.float32], NDArray[np.float32]]):
+    """Base class of the single-agent envs: the learned agent of ``task`` in one
+    :class:`Batch`."""
 
     metadata: ClassVar[dict[str, Any]] = {
         "render_modes": ["human", "rgb_array"],
         "render_fps": RENDER_FPS,
     }
-    agent_role: ClassVar[str] = "pursuer"
-    default_config: ClassVar[TaskConfig] = TaskConfig()
+    task: ClassVar[Task]
 
     def __init__(self, render_mode: str | None = None, **kwargs: Any) -> None:
-        self.config = make_config(self.default_config, kwargs)
+        self.config = make_config(self.task.default_config, kwargs)
+        self._time_limit_given = "time_limit" in kwargs
         validate_render_mode(render_mode, self.metadata["render_modes"])
         self.render_mode = render_mode
-        self.sim = Simulation(self.config, self.agent_role, num_envs=1)
+        self.batch = self._make_batch(self.config)
         self.action_space = spaces.Box(-1.0, 1.0, shape=(2,), dtype=np.float32)
-        self.observation_space = spaces.Box(-1.0, 1.0, shape=(self.sim.obs_dim,), dtype=np.float32)
+        self.observation_space = spaces.Box(
+            -1.0, 1.0, shape=(self.batch.obs_dim,), dtype=np.float32
+        )
         self._needs_reset = True
         self._keyed = False  # whether a reset has keyed the episode stream yet
+        self._checked_wrappers = False
         self._renderer = None
         self._trails = None
+
+    def _make_batch(self, cfg: TaskConfig) -> Batch:
+        return Batch(self.task.roster(cfg), self.task.world(cfg), num_envs=1)
+
+    @property
+    def agent_role(self) -> str:
+        """``"pursuer"`` or ``"evader"``: the learned agent's team."""
+        return self.task.learned_team
 
     # --- documented read-only state -------------------------------------------------
     @property
     def agent_index(self) -> int:
         """Index of the learned agent in the vehicle arrays (always 0)."""
-        return Simulation.AGENT
+        return int(self.batch.agent_index[0])
 
     @property
     def positions(self) -> NDArray[np.float64]:
         """``(n, 2)`` positions of every vehicle, m (a copy)."""
-        return self.sim.position[0].copy()
+        return self.batch.state.position[0].copy()
 
     @property
     def velocities(self) -> NDArray[np.float64]:
         """``(n, 2)`` velocities, m/s (a copy)."""
-        return self.sim.velocity[0].copy()
+        return self.batch.state.velocity[0].copy()
 
     @property
     def headings(self) -> NDArray[np.float64]:
         """``(n, 2)`` unit headings (a copy)."""
-        return self.sim.heading[0].copy()
+        return self.batch.state.heading[0].copy()
 
     @property
     def is_pursuer(self) -> NDArray[np.bool_]:
         """``(n,)`` True for pursuers, False for evaders."""
-        return self.sim.is_pursuer.copy()
+        return self.batch.is_pursuer.copy()
 
     @property
     def max_speeds(self) -> NDArray[np.float64]:
         """``(n,)`` m/s."""
-        return self.sim.max_speed.copy()
+        return self.batch.vehicles["max_speed"].copy()
 
     @property
     def max_forces(self) -> NDArray[np.float64]:
         """``(n,)`` N."""
-        return self.sim.max_force.copy()
+        return self.batch.vehicles["max_force"].copy()
 
     @property
     def masses(self) -> NDArray[np.float64]:
         """``(n,)`` kg."""
-        return self.sim.mass.copy()
+        return self.batch.vehicles["mass"].copy()
 
     @property
     def radii(self) -> NDArray[np.float64]:
         """``(n,)`` body radii, m."""
-        return self.sim.radius.copy()
+        return self.batch.vehicles["radius"].copy()
 
     @property
     def elapsed_steps(self) -> int:
         """Steps taken in the current episode."""
-        return int(self.sim.steps[0])
+        return int(self.batch.state.steps[0])
+
+    # --- episode length ------------------------------------------------------------------
+    def _adopt_outer_time_limit(self) -> None:
+        """Make a Gymnasium ``TimeLimit`` wrapper around this env and ``time_limit`` agree.
+
+        ``gym.make(id, max_episode_steps=N)`` consumes ``N`` and wraps the env in
+        ``TimeLimit(N)`` without telling the env. The time limit is part of this task (it
+        is observed, it pays the escape reward, it ends the episode), so on the first
+        reset the env looks for that wrapper among its callers: with no explicit
+        ``time_limit`` it adopts ``N``; with a different explicit one it raises
+        ``ValueError`` instead of silently cutting or stretching episodes."""
+        self._checked_wrappers = True
+        frame = inspect.currentframe()
+        outer = None
+        depth = 0
+        while frame is not None and depth < 64:
+            owner = frame.f_locals.get("self")
+            if isinstance(owner, gym.wrappers.TimeLimit) and owner.unwrapped is self:
+                outer = owner
+            frame = frame.f_back
+            depth += 1
+        del frame
+        if outer is None:
+            return
+        steps = int(outer._max_episode_steps)
+        if steps == self.config.time_limit:
+            return
+        if self._time_limit_given:
+            raise ValueError(
+                f"max_episode_steps={steps} (a TimeLimit wrapper) disagrees with "
+                f"time_limit={self.config.time_limit}: pass only one of them"
+            )
+        self.config = make_config(self.config, {"time_limit": steps})
+        self.batch = self._make_batch(self.config)
+        self._keyed = False
 
     # --- Gymnasium API ----------------------------------------------------------------
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[NDArray[np.float32], dict[str, Any]]:
-        """Start an episode. A ``seed`` (or the first reset) keys the episode stream from
-        ``np_random``; later unseeded resets continue the same stream, exactly as an env of
-        ``gym.make_vec`` does when it autoresets."""
-        super().reset(seed=seed)
+        """Start an episode. A ``seed`` (any non-negative int) or the first reset keys the
+        episode stream; later unseeded resets continue the same stream, exactly as an env
+        of ``gym.make_vec`` does when it autoresets."""
+        if seed is not None:
+            seed = validate_seed(seed)
+        super().reset(seed=None if seed is None else _gym_seed(seed))
+        if not self._checked_wrappers:
+            self._adopt_outer_time_limit()
         keys = None
         if seed is not None:
             keys = streams.key_from_seed(seed)
         elif not self._keyed:
             # np_random is Gymnasium's (seeded from the OS, or set by the user).
             keys = streams.key_from_generator(self.np_random)
-        self.sim.reset_envs(np.array([0]), keys)
+        obs = self.batch.reset(None, keys)
         self._keyed = True
         self._needs_reset = False
         if self._trails is not None:
-            self._trails.reset(self.sim.position[0])
+            self._trails.reset(self.batch.state.position[0])
         if self.render_mode == "human":
             self.render()
-        return self.sim.observe()[0], {"distance": float(self.sim.nearest_opponent_distance()[0])}
+        return obs[0, 0], {"distance": float(self.batch.nearest_opponent_distance()[0, 0])}
 
     def step(self, action: Any) -> tuple[NDArray[np.float32], float, bool, bool, dict[str, Any]]:
         if self._needs_reset:
             raise ResetNeeded("Cannot call env.step() before calling env.reset()")
         act = validate_actions(action, (2,))
-        fres, bres, obs = self.sim.step_arrays(act.reshape(1, 2), reuse=True)
-        # Rows in kernel.R_* and kernel.B_* order.
-        reward, capture, escape, shaping, distance = fres[:, 0].tolist()
-        terminated, truncated, captured = bres[:, 0].tolist()
+        result = self.batch.step(act.reshape(1, 1, 2))
+        row = result.row(0, 0)
         info: dict[str, Any] = {
-            "distance": distance,
-            "reward_terms": {"capture": capture, "escape": escape, "shaping": shaping},
+            "distance": row.distance,
+            "reward_terms": {
+                "capture": row.capture,
+                "escape": row.escape,
+                "shaping": row.shaping,
+            },
         }
-        if terminated or truncated:
+        terminated = row.terminated
+        if row.done:
             self._needs_reset = True
-            info["is_success"] = captured if self.agent_role == "pursuer" else not captured
-            step = int(self.sim.capture_step[0])
-            info["capture_step"] = step  # -1: no capture
+            captured = row.captures > 0 or row.captured
+            info["is_success"] = self.task.is_success(bool(captured))
+            info["capture_step"] = int(self.batch.state.steps[0]) if captured else -1
         if self._trails is not None:
-            self._trails.push(self.sim.position[0])
+            self._trails.push(self.batch.state.position[0])
         if self.render_mode == "human":
             self.render()
-        return obs[0], reward, terminated, truncated, info
+        return result.observation[0, 0], row.reward, terminated, False, info
 
     def render(self) -> NDArray[np.uint8] | None:
         if self.render_mode is None:
@@ -190,11 +276,19 @@ class PursuitEvasionEnv(gym.Env[NDArray[np.float32], NDArray[np.float32]]):
                 title=f"steer-env {type(self).__name__}",
             )
             self._trails = rendering.Trails(scene.TRAIL_LENGTH)
-            self._trails.reset(self.sim.position[0])
-        return scene.draw(self._renderer, self.sim, 0, self._trails)
+            self._trails.reset(self.batch.state.position[0])
+        return scene.draw(self._renderer, self.batch, 0, self._trails, self.config)
 
     def close(self) -> None:
         if self._renderer is not None:
             self._renderer.close()
             self._renderer = None
             self._trails = None
+
+    def __getstate__(self) -> dict[str, Any]:
+        # A pygame window or surface cannot be pickled: copies start without one and open
+        # their own on the next render().
+        state = self.__dict__.copy()
+        state["_renderer"] = None
+        state["_trails"] = None
+        return state

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from steer_env.envs.base import PursuitEvasionEnv
-from steer_env.envs.config import TaskConfig
+from steer_env.envs.base import SteerEnv
+from steer_env.tasks import Task
+from steer_env.tasks.pursuit_evasion import EVASION
 
 
-class EvasionEnv(PursuitEvasionEnv):
+class EvasionEnv(SteerEnv):
     """
     ## Description
 
@@ -111,5 +112,4 @@ class EvasionEnv(PursuitEvasionEnv):
     (21,)
     """
 
-    agent_role: ClassVar[str] = "evader"
-    default_config: ClassVar[TaskConfig] = TaskConfig(n_opponents=2)
+    task: ClassVar[Task] = EVASION

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from steer_env.envs.base import PursuitEvasionEnv
-from steer_env.envs.config import TaskConfig
+from steer_env.envs.base import SteerEnv
+from steer_env.tasks import Task
+from steer_env.tasks.pursuit_evasion import PURSUIT
 
 
-class PursuitEnv(PursuitEvasionEnv):
+class PursuitEnv(SteerEnv):
     """
     ## Description
 
@@ -110,5 +111,4 @@ class PursuitEnv(PursuitEvasionEnv):
     (16,)
     """
 
-    agent_role: ClassVar[str] = "pursuer"
-    default_config: ClassVar[TaskConfig] = TaskConfig(n_opponents=1, opponent_max_force=10.0)
+    task: ClassVar[Task] = PURSUIT

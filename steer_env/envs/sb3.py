@@ -2,10 +2,11 @@
 
 SB3 does not accept Gymnasium ``VectorEnv`` objects, and its own ``DummyVecEnv`` steps
 envs one by one in Python. :class:`SB3VecEnv` exposes one batched
-:class:`~steer_env.envs.simulation.Simulation` through SB3's ``VecEnv`` contract: actions
+:class:`~steer_env.engine.batch.Batch` through SB3's ``VecEnv`` contract: actions
 ``(n_envs, 2)``, same-step reset of finished envs with ``infos[i]["terminal_observation"]``,
-``"TimeLimit.truncated"`` on time-outs, and ``"is_success"`` on every final step (so
-``EvalCallback`` reports success rates). Requires ``pip install "steer-env[train]"``.
+``"TimeLimit.truncated"`` (always ``False``: the time limit ends the task, it does not cut
+it), and ``"is_success"`` on every final step (so ``EvalCallback`` reports success rates).
+``render()`` tiles every environment's frame. Requires ``pip install "steer-env[train]"``.
 
 >>> from steer_env.envs.sb3 import make_sb3_vec_env
 >>> venv = make_sb3_vec_env("steer_env/Pursuit-v0", n_envs=4, seed=0)
@@ -29,19 +30,25 @@ from steer_env.envs.vector import SteerVectorEnv, seeds_to_keys
 
 
 class SB3VecEnv(VecEnv):
-    """A :class:`SteerVectorEnv`'s simulation driven through SB3's ``VecEnv`` API."""
+    """A :class:`SteerVectorEnv`'s batch driven through SB3's ``VecEnv`` API."""
 
     def __init__(self, vector_env: SteerVectorEnv) -> None:
         if not isinstance(vector_env, SteerVectorEnv):
             raise TypeError(f"vector_env must be a SteerVectorEnv, got {type(vector_env).__name__}")
         self.vector_env = vector_env
-        self.sim = vector_env.sim
+        self.batch = vector_env.batch
         super().__init__(
             vector_env.num_envs,
             vector_env.single_observation_space,
             vector_env.single_action_space,
         )
         self.render_mode = vector_env.render_mode
+        # SB3's VecVideoRecorder reads render_fps (and render_modes) from here.
+        self.metadata = {
+            **self.metadata,
+            "render_fps": vector_env.metadata["render_fps"],
+            "render_modes": list(vector_env.metadata["render_modes"]),
+        }
         self._actions: NDArray[np.float64] | None = None
         self._rng = np.random.default_rng()
         self._episode_seeded = False
@@ -54,51 +61,50 @@ class SB3VecEnv(VecEnv):
         seeds = self._seeds
         if any(s is not None for s in seeds) or not self._episode_seeded:
             keys = seeds_to_keys(list(seeds), self.num_envs, self._rng)
-            self.sim.reset_envs(np.arange(self.num_envs), keys)
+            obs = self.batch.reset(None, keys)
             self._episode_seeded = True
         else:
-            self.sim.reset_envs(np.arange(self.num_envs))
+            obs = self.batch.reset()
         self._reset_seeds()
         self._reset_options()
-        return self.sim.observe()
+        return obs[:, 0]
 
     def step_async(self, actions: NDArray[np.float32]) -> None:
-        self._actions = validate_actions(actions, (self.num_envs, 2))
+        self._actions = validate_actions(actions, (self.num_envs, 2), "actions")
 
     def step_wait(
         self,
     ) -> tuple[NDArray[np.float32], NDArray[np.float32], NDArray[np.bool_], list[dict[str, Any]]]:
         if self._actions is None:
             raise RuntimeError("step_wait() called without step_async()")
-        result = self.sim.step(self._actions)
+        result = self.batch.step(self._actions.reshape(self.num_envs, 1, 2))
         self._actions = None
-        done = result.terminated | result.truncated
-        obs = result.observation
+        done = result.done
+        obs = result.observation[:, 0]
         infos: list[dict[str, Any]] = [{} for _ in range(self.num_envs)]
         finished = np.flatnonzero(done)
         if finished.size:
-            pursuer = self.sim.agent_role == "pursuer"
-            truncated = result.truncated[finished].tolist()
-            captured = result.captured[finished].tolist()
-            capture_step = self.sim.capture_step[finished].tolist()
+            captured = ((result.captures > 0) | result.captured[:, 0])[finished].tolist()
+            steps = self.batch.state.steps[finished].tolist()
             for k, i in enumerate(finished.tolist()):
-                step = capture_step[k]
                 infos[i] = {
                     # A copy: obs[i] is overwritten by the reset observation below.
                     "terminal_observation": obs[i].copy(),
-                    "TimeLimit.truncated": truncated[k] and not captured[k],
-                    "is_success": captured[k] if pursuer else not captured[k],
-                    "capture_step": step,
+                    "TimeLimit.truncated": False,
+                    "is_success": self.vector_env.task.is_success(captured[k]),
+                    "capture_step": steps[k] if captured[k] else -1,
                 }
-            self.sim.reset_envs(finished)
-            self.sim.observe(finished, out=obs)
-        return obs, result.reward.astype(np.float32), done, infos
+            obs[finished] = self.batch.reset(finished)[finished, 0]
+        return obs, result.reward[:, 0].astype(np.float32), done.copy(), infos
 
     def close(self) -> None:
         self.vector_env.close()
 
     def get_images(self) -> Sequence[NDArray[np.uint8] | None]:
-        return [self.vector_env.render()] + [None] * (self.num_envs - 1)
+        """One frame per environment (``render()`` tiles them)."""
+        if self.vector_env.render_mode is None:
+            return [None] * self.num_envs
+        return list(self.vector_env.render())
 
     # --- attribute access: one simulation serves every index ---------------------------
     def get_attr(self, attr_name: str, indices: VecEnvIndices = None) -> list[Any]:

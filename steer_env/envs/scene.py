@@ -1,4 +1,4 @@
-"""Drawing one pursuit/evasion environment: reads the simulation state, never changes it."""
+"""Drawing one environment of a batch: reads the state, never changes it."""
 
 from __future__ import annotations
 
@@ -6,72 +6,70 @@ import numpy as np
 from numpy.typing import NDArray
 
 from steer_env import behaviors
-from steer_env.envs import opponents
-from steer_env.envs.simulation import Simulation
+from steer_env.engine.batch import Batch
+from steer_env.tasks.config import TaskConfig
 
 #: Positions kept per vehicle for the trails.
 TRAIL_LENGTH = 30
 
 
-def draw(renderer, sim: Simulation, env: int, trails) -> NDArray[np.uint8] | None:
-    """Draw environment ``env`` of ``sim`` with ``renderer`` (a
+def draw(renderer, batch: Batch, env: int, trails, cfg: TaskConfig) -> NDArray[np.uint8] | None:
+    """Draw environment ``env`` of ``batch`` with ``renderer`` (a
     :class:`steer_env.rendering.Renderer`) and return its frame (``None`` in human mode).
 
     Shows the arena, trails, the capture radius around each pursuer, the debug overlays of
-    the scripted behaviours (pursuit's predicted intercept point, the evaders' wander circle
-    and target and threat range, the pursuers' separation radius) and the vehicles as
-    triangles coloured by role, the learned agent outlined.
+    each scripted vehicle's strategy (pursuit's predicted intercept point, the wander circle
+    and target, evade's threat range, separation's radius) and the vehicles as triangles
+    coloured by team, learned agents outlined; captured vehicles are left out.
     """
     from steer_env.rendering import ROLE_COLORS
 
-    cfg = sim.cfg
-    pos = sim.position[env]
-    vel = sim.velocity[env]
-    head = sim.heading[env]
+    state = batch.state
+    pos = state.position[env]
+    vel = state.velocity[env]
+    head = state.heading[env]
+    alive = state.alive[env]
+    max_speed = batch.vehicles["max_speed"]
+    radius = batch.vehicles["radius"]
+    roles = ["pursuer" if p else "evader" for p in batch.is_pursuer]
     debug = ROLE_COLORS["debug"]
     renderer.begin_frame()
 
-    for i in range(sim.n_vehicles):
-        role = "pursuer" if sim.is_pursuer[i] else "evader"
-        renderer.polyline(trails.get(i), ROLE_COLORS[role], width=1)
+    for i in range(batch.n_vehicles):
+        renderer.polyline(trails.get(i), ROLE_COLORS[roles[i]], width=1)
 
-    for i in sim.pursuers:
+    for i in np.flatnonzero(batch.is_pursuer & alive):
         renderer.circle(pos[i], cfg.capture_radius, ROLE_COLORS["pursuer"], width=1)
 
-    scripted_pursuers = [i for i in sim.pursuers if i != Simulation.AGENT]
-    scripted_evaders = [i for i in sim.evaders if i != Simulation.AGENT]
-    if scripted_pursuers:
-        idx = np.asarray(scripted_pursuers)
-        k, _ = opponents.nearest(sim.position[env : env + 1], idx, sim.evaders)
-        target = sim.evaders[k[0]]
-        aim = behaviors.pursuit_target(
-            pos[idx],
-            vel[idx],
-            sim.max_speed[idx],
-            pos[target],
-            vel[target],
-            cfg.max_prediction_time,
-        )
-        for a, p in zip(aim, pos[idx], strict=True):
-            renderer.line(p, a, debug, width=1)
-            renderer.point(a, debug, size_px=4)
-        if len(idx) > 1:
-            for p in pos[idx]:
-                renderer.circle(p, cfg.separation_radius, debug, width=1)
-    if scripted_evaders:
-        idx = np.asarray(scripted_evaders)
-        centre = pos[idx] + head[idx] * cfg.wander_distance
-        target = behaviors.wander_world_target(
-            pos[idx], head[idx], sim.wander_target[env, idx], cfg.wander_distance
-        )
-        for c, t, p in zip(centre, target, pos[idx], strict=True):
-            renderer.circle(c, cfg.wander_radius, debug, width=1)
-            renderer.point(t, debug, size_px=4)
-            renderer.circle(p, cfg.threat_range, ROLE_COLORS["evader"], width=1)
+    for i, spec in enumerate(batch.roster):
+        if spec.strategy is None or not alive[i]:
+            continue
+        j = batch.nearest_opponent(env, i)
+        for b in spec.strategy.behaviors:
+            if b.kind == "pursuit" and j >= 0:
+                aim = behaviors.pursuit_target(
+                    pos[i], vel[i], max_speed[i], pos[j], vel[j], b.value("prediction_time")
+                )
+                renderer.line(pos[i], aim, debug, width=1)
+                renderer.point(aim, debug, size_px=4)
+            elif b.kind == "separation":
+                renderer.circle(pos[i], b.value("neighbor_radius"), debug, width=1)
+            elif b.kind == "wander":
+                distance = b.value("wander_distance")
+                centre = pos[i] + head[i] * distance
+                target = behaviors.wander_world_target(
+                    pos[i], head[i], state.wander[env, i], distance
+                )
+                renderer.circle(centre, b.value("wander_radius"), debug, width=1)
+                renderer.point(target, debug, size_px=4)
+            elif b.kind == "evade" and np.isfinite(b.value("threat_range")):
+                renderer.circle(pos[i], b.value("threat_range"), ROLE_COLORS[roles[i]], width=1)
 
-    colors = [ROLE_COLORS["pursuer"] if p else ROLE_COLORS["evader"] for p in sim.is_pursuer]
-    renderer.vehicles(pos, head, sim.radius * 1.6, colors)
-    agent = Simulation.AGENT
-    renderer.circle(pos[agent], sim.radius[agent] * 2.2, ROLE_COLORS["agent"], width=2)
-    renderer.text(f"t = {int(sim.steps[env])}/{cfg.time_limit}", (8, 8))
+    shown = np.flatnonzero(alive)
+    colors = [ROLE_COLORS[roles[i]] for i in shown]
+    renderer.vehicles(pos[shown], head[shown], radius[shown] * 1.6, colors)
+    for i in batch.agent_index:
+        if alive[i]:
+            renderer.circle(pos[i], radius[i] * 2.2, ROLE_COLORS["agent"], width=2)
+    renderer.text(f"t = {int(state.steps[env])}/{batch.world.time_limit}", (8, 8))
     return renderer.finish()

@@ -1,11 +1,18 @@
 """Native batched vector environments: ``gym.make_vec("steer_env/Pursuit-v0", num_envs=N)``.
 
-One :class:`~steer_env.envs.simulation.Simulation` steps all ``N`` environments with array
-operations (no Python loop over environments). Autoreset follows Gymnasium 1.x's
-``NEXT_STEP`` mode: the step after an environment terminates or truncates resets it
-(ignoring its action) and returns its first observation with reward 0. Seeded with
-``reset(seed=s)``, environment ``i`` follows exactly the trajectory of
-``gym.make(id).reset(seed=s + i)`` given the same actions.
+One :class:`~steer_env.engine.batch.Batch` steps all ``N`` environments with one compiled
+call (no Python loop over environments). Seeded with ``reset(seed=s)``, environment ``i``
+follows exactly the trajectory of ``gym.make(id).reset(seed=s + i)`` given the same
+actions. All three of Gymnasium's autoreset modes are supported
+(``gym.make_vec(..., vector_kwargs={"autoreset_mode": ...})`` or ``autoreset_mode=`` here):
+
+* ``NEXT_STEP`` (default): the step after an environment's episode ends resets it
+  (ignoring its action) and returns its first observation with reward 0;
+* ``SAME_STEP``: an environment whose episode ends is reset within the same step; the
+  observation returned is the new episode's, the last one is in ``infos["final_obs"]``
+  and the final step's infos in ``infos["final_info"]``;
+* ``DISABLED``: nothing resets by itself; call ``reset(options={"reset_mask": mask})``
+  before stepping an environment whose episode ended (stepping it raises otherwise).
 """
 
 from __future__ import annotations
@@ -19,39 +26,36 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 from numpy.typing import NDArray
 
+from steer_env.engine.batch import Batch, StepResult
 from steer_env.envs import streams
-from steer_env.envs.base import RENDER_FPS, validate_actions, validate_render_mode
-from steer_env.envs.config import TaskConfig, make_config
-from steer_env.envs.evasion import EvasionEnv
-from steer_env.envs.pursuit import PursuitEnv
-from steer_env.envs.simulation import Simulation, StepResult
+from steer_env.envs.base import RENDER_FPS, validate_actions, validate_render_mode, validate_seed
+from steer_env.tasks import Task, get_task
+from steer_env.tasks.config import make_config
 
 
 def seeds_to_keys(
     seed: int | list[int | None] | None, num_envs: int, rng: np.random.Generator
 ) -> NDArray[np.uint64]:
     """Stream keys for ``num_envs`` environments: ``seed + i`` for an int, one per entry for
-    a list (``None`` entries drawn from ``rng``), all drawn from ``rng`` for ``None``."""
+    a list (``None`` entries drawn from ``rng``), all drawn from ``rng`` for ``None``.
+    Seeds may be any non-negative integers."""
     if seed is None:
         return streams.key_from_generator(rng, num_envs)
-    if isinstance(seed, int | np.integer) and not isinstance(seed, bool):
-        if seed < 0:
-            raise ValueError(f"seed must be a non-negative integer, got {seed}")
-        return streams.key_from_seed(np.arange(num_envs, dtype=np.uint64) + np.uint64(seed))
+    if not isinstance(seed, list | tuple):
+        seed = validate_seed(seed)
+        return np.concatenate([streams.key_from_seed(seed + i) for i in range(num_envs)])
     seeds = list(seed)
     if len(seeds) != num_envs:
         raise ValueError(f"seed must be an int or a list of {num_envs} seeds, got {len(seeds)}")
     keys = streams.key_from_generator(rng, num_envs)
     for i, s in enumerate(seeds):
         if s is not None:
-            if isinstance(s, bool) or not isinstance(s, int | np.integer) or s < 0:
-                raise ValueError(f"seed[{i}] must be a non-negative integer or None, got {s!r}")
-            keys[i] = streams.key_from_seed(s)[0]
+            keys[i] = streams.key_from_seed(validate_seed(s, f"seed[{i}]"))[0]
     return keys
 
 
 class SteerVectorEnv(VectorEnv):
-    """``num_envs`` pursuit or evasion environments in one batched simulation.
+    """``num_envs`` environments of one single-agent task in one batched simulation.
 
     Spaces, rewards and episode ends are those of the single env (see
     :class:`~steer_env.envs.pursuit.PursuitEnv` and :class:`~steer_env.envs.evasion.EvasionEnv`);
@@ -60,9 +64,8 @@ class SteerVectorEnv(VectorEnv):
     ``distance`` and ``reward_terms`` every step; ``is_success`` and ``capture_step``
     (``-1`` when there was no capture) on final steps only.
 
-    The batched state is readable as ``sim`` (a :class:`Simulation`: ``position``,
-    ``velocity``, ``heading`` are ``(num_envs, n, 2)``; per-vehicle limits ``(n,)``).
-    ``render_mode="rgb_array"`` renders environment 0.
+    The batched state is readable as ``batch`` (a :class:`Batch`: ``batch.state.position``
+    is ``(num_envs, n, 2)``). ``render()`` returns one frame per environment.
     """
 
     metadata: dict[str, Any] = {  # noqa: RUF012 - Gymnasium reads a plain dict
@@ -74,63 +77,85 @@ class SteerVectorEnv(VectorEnv):
     def __init__(
         self,
         num_envs: int,
-        agent_role: str,
-        default_config: TaskConfig,
+        task: Task | str,
         render_mode: str | None = None,
         max_episode_steps: int | None = None,
+        autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
         **kwargs: Any,
     ) -> None:
         if isinstance(num_envs, bool) or not isinstance(num_envs, int | np.integer) or num_envs < 1:
             raise ValueError(f"num_envs must be an integer >= 1, got {num_envs!r}")
-        # gym.make_vec passes the registered max_episode_steps; an explicit time_limit wins.
-        if max_episode_steps is not None and "time_limit" not in kwargs:
+        self.task = get_task(task) if isinstance(task, str) else task
+        # gym.make_vec passes max_episode_steps through; it is the same knob as time_limit.
+        if max_episode_steps is not None:
+            if "time_limit" in kwargs and kwargs["time_limit"] != max_episode_steps:
+                raise ValueError(
+                    f"max_episode_steps={max_episode_steps!r} disagrees with "
+                    f"time_limit={kwargs['time_limit']!r}: pass only one of them"
+                )
             kwargs["time_limit"] = max_episode_steps
-        self.config = make_config(default_config, kwargs)
+        self.config = make_config(self.task.default_config, kwargs)
+        try:
+            self.autoreset_mode = AutoresetMode(autoreset_mode)
+        except ValueError:
+            modes = ", ".join(m.value for m in AutoresetMode)
+            raise ValueError(
+                f"autoreset_mode must be one of {modes}, got {autoreset_mode!r}"
+            ) from None
+        self.metadata = {**self.metadata, "autoreset_mode": self.autoreset_mode}
         validate_render_mode(render_mode, self.metadata["render_modes"])
         self.render_mode = render_mode
         self.num_envs = int(num_envs)
-        self.sim = Simulation(self.config, agent_role, self.num_envs)
+        self.batch = Batch(
+            self.task.roster(self.config), self.task.world(self.config), self.num_envs
+        )
         self.single_action_space = spaces.Box(-1.0, 1.0, shape=(2,), dtype=np.float32)
         self.single_observation_space = spaces.Box(
-            -1.0, 1.0, shape=(self.sim.obs_dim,), dtype=np.float32
+            -1.0, 1.0, shape=(self.batch.obs_dim,), dtype=np.float32
         )
         self.action_space = batch_space(self.single_action_space, self.num_envs)
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
-        self._autoreset = np.zeros(self.num_envs, dtype=bool)
-        self._any_autoreset = False  # self._autoreset.any(), kept to skip a numpy call per step
+        self._ended = np.zeros(self.num_envs, dtype=bool)  # episode over, not yet reset
         self._started = False
         self._keyed = np.zeros(self.num_envs, dtype=bool)  # streams keyed by a reset
-        self._renderer = None
-        self._trails = None
+        self._renderers: dict[int, Any] = {}
+        self._trails: dict[int, Any] = {}
+
+    @property
+    def agent_role(self) -> str:
+        return self.task.learned_team
 
     def reset(
         self, *, seed: int | list[int | None] | None = None, options: dict[str, Any] | None = None
     ) -> tuple[NDArray[np.float32], dict[str, Any]]:
         """Reset all environments, or those in ``options["reset_mask"]`` (a bool array)."""
-        super().reset(seed=seed if isinstance(seed, int | np.integer) else None)
+        if seed is not None and not isinstance(seed, list | tuple):
+            seed = validate_seed(seed)
+        super().reset(seed=seed % 2**63 if isinstance(seed, int) else None)
         mask = np.ones(self.num_envs, dtype=bool)
         if options and "reset_mask" in options:
             mask = np.asarray(options["reset_mask"], dtype=bool)
             if mask.shape != (self.num_envs,):
                 raise ValueError(f"options['reset_mask'] must have shape ({self.num_envs},)")
         envs = np.flatnonzero(mask)
+        obs = self.batch.observe()
         if seed is not None:
-            self.sim.reset_envs(envs, seeds_to_keys(seed, self.num_envs, self.np_random)[envs])
+            self.batch.reset(envs, seeds_to_keys(seed, self.num_envs, self.np_random)[envs], obs)
         else:
             # Envs never keyed get a key from np_random; the others go on with their streams.
             new = envs[~self._keyed[envs]]
             if new.size:
-                self.sim.reset_envs(new, streams.key_from_generator(self.np_random, new.size))
-            self.sim.reset_envs(envs[self._keyed[envs]])
+                self.batch.reset(new, streams.key_from_generator(self.np_random, new.size), obs)
+            self.batch.reset(envs[self._keyed[envs]], None, obs)
         self._keyed[envs] = True
-        self._autoreset[envs] = False
-        self._any_autoreset = bool(self._autoreset.any())
+        self._ended[envs] = False
         self._started = True
-        if self._trails is not None:
-            self._trails.reset(self.sim.position[0])
+        for i in envs.tolist():
+            if i in self._trails:
+                self._trails[i].reset(self.batch.state.position[i])
         every = np.ones(self.num_envs, dtype=bool)
-        return self.sim.observe(), {
-            "distance": self.sim.nearest_opponent_distance(),
+        return obs[:, 0], {
+            "distance": self.batch.nearest_opponent_distance()[:, 0],
             "_distance": every,
         }
 
@@ -145,90 +170,122 @@ class SteerVectorEnv(VectorEnv):
     ]:
         if not self._started:
             raise ResetNeeded("Cannot call step() before calling reset()")
-        act = validate_actions(actions, (self.num_envs, 2))
-        resetting = np.flatnonzero(self._autoreset) if self._any_autoreset else None
-        if resetting is not None:
-            saved_counter = self.sim.counter[resetting]  # fancy indexing: a copy
-        result = self.sim.step(act)
-        obs = result.observation
-        if resetting is not None:
-            # These envs ended last step: they start a new episode instead of stepping, with
-            # their random streams exactly where a single env's reset() would find them.
-            self.sim.counter[resetting] = saved_counter
-            self.sim.reset_envs(resetting)
-            for arr in (
-                result.reward,
-                result.reward_capture,
-                result.reward_escape,
-                result.reward_shaping,
-            ):
-                arr[resetting] = 0.0
-            result.terminated[resetting] = False
-            result.truncated[resetting] = False
-            result.captured[resetting] = False
-            self.sim.nearest_opponent_distance(resetting, out=result.distance)
-            self.sim.observe(resetting, out=obs)
-        done = result.terminated | result.truncated
-        self._autoreset = done
-        self._any_autoreset = bool(done.any())
-        infos = self._infos(result, done, self._any_autoreset)
-        if self._trails is not None:
-            self._trails.push(self.sim.position[0])
-        return (obs, result.reward, result.terminated, result.truncated, infos)
+        act = validate_actions(actions, (self.num_envs, 2), "actions").reshape(self.num_envs, 1, 2)
+        ended = self._ended
+        mode = self.autoreset_mode
+        active = None
+        if ended.any():
+            if mode == AutoresetMode.DISABLED:
+                raise ResetNeeded(
+                    f"environments {np.flatnonzero(ended).tolist()} ended: reset them with "
+                    "reset(options={'reset_mask': mask}) before stepping (autoreset_mode is "
+                    "DISABLED)"
+                )
+            # NEXT_STEP: these envs start a new episode instead of stepping.
+            self.batch.reset(np.flatnonzero(ended))
+            active = ~ended
+        result = self.batch.step(act, active)
+        obs = result.observation[:, 0]
+        done = result.done.copy()
+        infos = self._infos(result, done)
+        if mode == AutoresetMode.SAME_STEP and done.any():
+            finished = np.flatnonzero(done)
+            final_obs = np.empty(self.num_envs, dtype=object)
+            for i in finished.tolist():
+                final_obs[i] = obs[i].copy()
+            infos["final_obs"] = final_obs
+            infos["_final_obs"] = done
+            infos["final_info"] = {
+                k: v for k, v in infos.items() if k not in ("final_obs", "_final_obs")
+            }
+            infos["_final_info"] = done
+            obs = obs.copy()
+            obs[finished] = self.batch.reset(finished)[finished, 0]
+            self._ended[:] = False
+        else:
+            self._ended = done
+        for i, trails in self._trails.items():
+            trails.push(self.batch.state.position[i])
+        return (
+            obs,
+            result.reward[:, 0],
+            result.terminated[:, 0],
+            np.zeros(self.num_envs, dtype=bool),
+            infos,
+        )
 
-    def _infos(self, result: StepResult, done: NDArray[np.bool_], any_done: bool) -> dict[str, Any]:
+    def _infos(self, result: StepResult, done: NDArray[np.bool_]) -> dict[str, Any]:
         every = np.ones(self.num_envs, dtype=bool)
         infos: dict[str, Any] = {
-            "distance": result.distance,
+            "distance": result.distance[:, 0],
             "_distance": every,
             "reward_terms": {
-                "capture": result.reward_capture,
-                "escape": result.reward_escape,
-                "shaping": result.reward_shaping,
+                "capture": result.reward_capture[:, 0],
+                "escape": result.reward_escape[:, 0],
+                "shaping": result.reward_shaping[:, 0],
                 "_capture": every,
                 "_escape": every,
                 "_shaping": every,
             },
             "_reward_terms": every,
         }
-        if any_done:
-            captured = result.captured
-            success = captured if self.sim.agent_role == "pursuer" else ~captured
+        if done.any():
+            captured = (result.captures > 0) | result.captured[:, 0]
+            success = captured if self.task.success == "capture" else ~captured
             infos["is_success"] = success & done
             infos["_is_success"] = done
-            infos["capture_step"] = np.where(done, self.sim.capture_step, -1)
+            infos["capture_step"] = np.where(done & captured, self.batch.state.steps, -1)
             infos["_capture_step"] = done
         return infos
 
-    def render(self) -> NDArray[np.uint8] | None:
+    def render(self) -> tuple[NDArray[np.uint8], ...] | None:
+        """One ``(H, W, 3)`` frame per environment (as ``SyncVectorEnv`` returns them)."""
         if self.render_mode is None:
             return None
         from steer_env import rendering
         from steer_env.envs import scene
 
-        if self._renderer is None:
-            h = self.config.half_size
-            self._renderer = rendering.Renderer(
-                (-h, -h, h, h), render_mode=self.render_mode, fps=RENDER_FPS
+        frames = []
+        h = self.config.half_size
+        for i in range(self.num_envs):
+            if i not in self._renderers:
+                self._renderers[i] = rendering.Renderer(
+                    (-h, -h, h, h), render_mode=self.render_mode, fps=RENDER_FPS
+                )
+                self._trails[i] = rendering.Trails(scene.TRAIL_LENGTH)
+                self._trails[i].reset(self.batch.state.position[i])
+            frames.append(
+                scene.draw(self._renderers[i], self.batch, i, self._trails[i], self.config)
             )
-            self._trails = rendering.Trails(scene.TRAIL_LENGTH)
-            self._trails.reset(self.sim.position[0])
-        return scene.draw(self._renderer, self.sim, 0, self._trails)
+        return tuple(frames)
 
     def close_extras(self, **kwargs: Any) -> None:
-        if self._renderer is not None:
-            self._renderer.close()
-            self._renderer = None
+        for renderer in self._renderers.values():
+            renderer.close()
+        self._renderers.clear()
+        self._trails.clear()
+
+    def __getstate__(self) -> dict[str, Any]:
+        # pygame surfaces cannot be pickled: copies render with renderers of their own.
+        state = self.__dict__.copy()
+        state["_renderers"] = {}
+        state["_trails"] = {}
+        return state
+
+
+def make_vector(task: str, num_envs: int = 1, **kwargs: Any) -> SteerVectorEnv:
+    """The ``vector_entry_point`` of a registered task."""
+    return SteerVectorEnv(num_envs, task, **kwargs)
 
 
 def make_pursuit_vector(num_envs: int = 1, **kwargs: Any) -> SteerVectorEnv:
     """``vector_entry_point`` of ``steer_env/Pursuit-v0``."""
-    return SteerVectorEnv(num_envs, "pursuer", PursuitEnv.default_config, **kwargs)
+    return make_vector("pursuit", num_envs, **kwargs)
 
 
 def make_evasion_vector(num_envs: int = 1, **kwargs: Any) -> SteerVectorEnv:
     """``vector_entry_point`` of ``steer_env/Evasion-v0``."""
-    return SteerVectorEnv(num_envs, "evader", EvasionEnv.default_config, **kwargs)
+    return make_vector("evasion", num_envs, **kwargs)
 
 
-__all__ = ["Simulation", "SteerVectorEnv", "make_evasion_vector", "make_pursuit_vector"]
+__all__ = ["SteerVectorEnv", "make_evasion_vector", "make_pursuit_vector", "make_vector"]

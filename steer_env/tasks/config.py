@@ -4,6 +4,11 @@ Every keyword argument accepted by ``gym.make("steer_env/Pursuit-v0", ...)`` and
 ``gym.make("steer_env/Evasion-v0", ...)`` is a field of :class:`TaskConfig`. Unknown names
 and out-of-range values raise ``ValueError`` naming the argument and what it accepts.
 
+The ranges are physical bounds chosen so that every accepted configuration simulates with
+finite state: speeds up to 1,000 m/s, forces up to 10^6 N, masses from 1 g to 1,000 t,
+weights up to 10^6, an arena up to 10 km. Within them every product the step forms
+(a weight times a force, a speed times a look-ahead, ...) stays far below float64's range.
+
 Units: metres, seconds, kilograms, newtons.
 """
 
@@ -25,7 +30,7 @@ class TaskConfig:
     n_opponents: int = 1  #: scripted opponents (evaders in Pursuit, pursuers in Evasion)
     arena_size: float = 25.0  #: side of the square arena, m; the arena is [-s/2, s/2]^2
     dt: float = 0.1  #: physics and decision step, s
-    time_limit: int = 100  #: episode length, steps
+    time_limit: int = 100  #: episode length, steps (reaching it ends the episode: terminal)
     capture_radius: float = 0.8  #: capture when a pursuer's centre is this close to an evader's, m
     min_start_distance: float = 6.0  #: initial distance between the agent and every opponent, m
     vehicle_radius: float = 0.3  #: body radius of every vehicle, m (walls and drawing)
@@ -38,7 +43,7 @@ class TaskConfig:
     max_observed_opponents: int = 0  #: opponent slots in the observation; 0 means n_opponents
     reward_shaping: bool = True  #: add the potential-based distance term
     shaping_scale: float = 1.0  #: potential = -/+ shaping_scale * distance / arena diagonal
-    shaping_gamma: float = 0.99  #: discount used in the shaping term (match the learner's)
+    shaping_gamma: float = 0.99  #: discount of the shaping term: set it to the learner's gamma
     # Scripted opponents (Reynolds behaviours combined by Buckland's prioritized running sum).
     wall_weight: float = 3.0  #: weight of wall avoidance (first priority)
     feeler_length: float = 2.0  #: wall feeler length, m
@@ -72,30 +77,30 @@ _RANGES: dict[str, tuple[type, float, float, bool]] = {
     "arena_size": (float, 2.0, 1e4, True),
     "dt": (float, 0.0, 1.0, False),
     "time_limit": (int, 1, 10**7, True),
-    "capture_radius": (float, 0.0, math.inf, False),
-    "min_start_distance": (float, 0.0, math.inf, True),
-    "vehicle_radius": (float, 0.0, math.inf, False),
-    "agent_max_speed": (float, 0.0, math.inf, False),
-    "agent_max_force": (float, 0.0, math.inf, False),
-    "agent_mass": (float, 0.0, math.inf, False),
-    "opponent_max_speed": (float, 0.0, math.inf, False),
-    "opponent_max_force": (float, 0.0, math.inf, False),
-    "opponent_mass": (float, 0.0, math.inf, False),
+    "capture_radius": (float, 0.0, 1e4, False),
+    "min_start_distance": (float, 0.0, 1e4, True),
+    "vehicle_radius": (float, 0.0, 1e4, False),
+    "agent_max_speed": (float, 0.0, 1e3, False),
+    "agent_max_force": (float, 0.0, 1e6, False),
+    "agent_mass": (float, 1e-3, 1e6, True),
+    "opponent_max_speed": (float, 0.0, 1e3, False),
+    "opponent_max_force": (float, 0.0, 1e6, False),
+    "opponent_mass": (float, 1e-3, 1e6, True),
     "max_observed_opponents": (int, 0, 32, True),
-    "shaping_scale": (float, 0.0, math.inf, True),
+    "shaping_scale": (float, 0.0, 1e6, True),
     "shaping_gamma": (float, 0.0, 1.0, False),
-    "wall_weight": (float, 0.0, math.inf, True),
-    "feeler_length": (float, 0.0, math.inf, False),
-    "evade_weight": (float, 0.0, math.inf, True),
-    "threat_range": (float, 0.0, math.inf, False),
-    "wander_weight": (float, 0.0, math.inf, True),
-    "wander_radius": (float, 0.0, math.inf, False),
-    "wander_distance": (float, 0.0, math.inf, True),
-    "wander_jitter": (float, 0.0, math.inf, True),
-    "pursuit_weight": (float, 0.0, math.inf, True),
-    "separation_weight": (float, 0.0, math.inf, True),
-    "separation_radius": (float, 0.0, math.inf, False),
-    "max_prediction_time": (float, 0.0, math.inf, False),
+    "wall_weight": (float, 0.0, 1e6, True),
+    "feeler_length": (float, 0.0, 1e4, False),
+    "evade_weight": (float, 0.0, 1e6, True),
+    "threat_range": (float, 0.0, 1e5, False),
+    "wander_weight": (float, 0.0, 1e6, True),
+    "wander_radius": (float, 0.0, 1e4, False),
+    "wander_distance": (float, 0.0, 1e4, True),
+    "wander_jitter": (float, 0.0, 1e6, True),
+    "pursuit_weight": (float, 0.0, 1e6, True),
+    "separation_weight": (float, 0.0, 1e6, True),
+    "separation_radius": (float, 0.0, 1e5, False),
+    "max_prediction_time": (float, 0.0, 1e6, False),
 }
 
 FIELDS = tuple(f.name for f in dataclasses.fields(TaskConfig))
@@ -119,13 +124,23 @@ def _check(name: str, value: Any) -> Any:
     # numbers.Real also admits numpy scalars; bools are ints to Python but not here.
     if isinstance(value, bool | np.bool_) or not isinstance(value, numbers.Real):
         raise ValueError(f"{name} must be {accepted}, got {value!r}")
-    if not math.isfinite(float(value)) or (kind is int and float(value) != int(value)):
+    try:
+        as_float = float(value)
+    except OverflowError:  # an int beyond float64's range, such as 10**400
+        raise ValueError(f"{name} must be {accepted}, got {value!r}") from None
+    if not math.isfinite(as_float) or (kind is int and as_float != int(value)):
         raise ValueError(f"{name} must be {accepted}, got {value!r}")
     value = kind(value)
     ok = value <= high and (value >= low if low_inclusive else value > low)
     if not ok:
         raise ValueError(f"{name} must be {accepted}, got {value!r}")
     return value
+
+
+def explicit_fields(overrides: dict[str, Any]) -> frozenset[str]:
+    """The config fields a user set explicitly (to tell a chosen ``time_limit`` from the
+    default one)."""
+    return frozenset(name for name in overrides if name in FIELDS)
 
 
 def make_config(defaults: TaskConfig, overrides: dict[str, Any]) -> TaskConfig:

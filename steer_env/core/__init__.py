@@ -1,0 +1,1 @@
+"""TEMPORARY stand-in for the one-definition core (replaced by the issue8-lib branch)."""

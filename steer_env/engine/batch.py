@@ -1,0 +1,392 @@
+"""The engine's Python face: ``E`` environments of ``n`` vehicles, the first ``k`` learned.
+
+A :class:`Batch` owns the state (:class:`~steer_env.engine.layout.State`), the vehicle
+table, the strategy table and the world record, and steps them with one call of the
+compiled step (:mod:`steer_env.engine.step`). Results come back as named records and are
+decoded here, once, into :class:`StepResult`.
+
+Every front end is a ``Batch``: the single Gymnasium env (``E = 1``), the native vector env
+(``gym.make_vec``), the SB3 adapter and the classic baselines (which build a one-vehicle
+view of their observation and run their strategy through the same compiled stage).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import NamedTuple
+
+import numpy as np
+from numpy.typing import NDArray
+
+from steer_env.engine import layout
+from steer_env.engine.strategy import Strategy, encode
+
+Array = NDArray[np.float64]
+
+
+def _fast(dispatcher, args: tuple) -> object:
+    """Call a compiled entry point once through numba's dispatcher (compiling it, or loading
+    it from the cache), then return the machine-code entry for exactly these argument types.
+
+    A batch always passes arrays of the same dtypes, dimensions and layouts, so the
+    dispatcher's per-call type resolution (about 1.5 us per structured array) can be
+    skipped; the entry still converts each argument, and callers keep the types fixed."""
+    dispatcher(*args)
+    from numba import typeof
+
+    signature = tuple(typeof(a) for a in args)
+    compiled = dispatcher.overloads.get(signature)
+    return dispatcher if compiled is None else compiled.entry_point
+
+
+def _step_module():
+    """The compiled step, imported on first use (numba's import costs ~0.3 s that ``import
+    steer_env`` need not pay)."""
+    from steer_env.engine import step
+
+    return step
+
+
+@dataclass(frozen=True)
+class VehicleSpec:
+    """One vehicle of every environment: its team, who drives it and its limits.
+
+    ``strategy`` is a :class:`Strategy` for a scripted vehicle or ``None`` for a learned
+    agent. Units: kg, m/s, N, m."""
+
+    team: str
+    strategy: Strategy | None
+    mass: float
+    max_speed: float
+    max_force: float
+    radius: float
+
+
+@dataclass(frozen=True)
+class World:
+    """Arena, episode and reward parameters shared by every environment of a batch."""
+
+    dt: float
+    arena_size: float
+    capture_radius: float
+    time_limit: int
+    end_on_first_capture: bool
+    shaping: bool
+    shaping_scale: float
+    shaping_gamma: float
+    observed_teammates: int
+    observed_opponents: int
+    start_margin: float
+    min_start_distance: float
+    capture_reward: float = 1.0
+    escape_reward: float = 1.0
+
+    def record(self) -> NDArray[np.void]:
+        """The :data:`~layout.WORLD` record (a length-1 array) the compiled step reads."""
+        w = np.zeros(1, dtype=layout.WORLD)
+        for name in layout.WORLD.names:
+            if name == "half_size":
+                w[name] = self.arena_size / 2.0
+            elif name == "diagonal":
+                w[name] = self.arena_size * np.sqrt(2.0)
+            else:
+                w[name] = getattr(self, name)
+        return w
+
+    @property
+    def obs_dim(self) -> int:
+        return layout.SELF_FEATURES + layout.OTHER_FEATURES * (
+            self.observed_teammates + self.observed_opponents
+        )
+
+
+class AgentStep(NamedTuple):
+    """One learned agent's step in one environment, as Python scalars."""
+
+    reward: float
+    capture: float  #: reward term
+    escape: float  #: reward term
+    shaping: float  #: reward term
+    distance: float  #: m to the nearest opponent after the step
+    terminated: bool  #: the agent's episode is over
+    captured: bool  #: this (evader) agent was captured on this step
+    done: bool  #: the environment's episode ended on this step
+    captures: int  #: evaders captured in the environment on this step
+    timed_out: bool  #: the environment reached its time limit on this step
+
+
+class StepResult:
+    """One step of every environment: the compiled step's records, decoded here and only
+    here. Arrays are ``(E, k)`` per learned agent, ``(E,)`` per environment;
+    ``observation`` is ``(E, k, obs_dim)`` float32 (after the step)."""
+
+    def __init__(
+        self,
+        results: NDArray[np.void],
+        env_results: NDArray[np.void],
+        observation: NDArray[np.float32],
+    ) -> None:
+        self._results = results
+        self._env_results = env_results
+        self.observation = observation
+
+    # Per learned agent, (E, k).
+    @property
+    def reward(self) -> Array:
+        return self._results["reward"]
+
+    @property
+    def reward_capture(self) -> Array:
+        return self._results["capture"]
+
+    @property
+    def reward_escape(self) -> Array:
+        return self._results["escape"]
+
+    @property
+    def reward_shaping(self) -> Array:
+        return self._results["shaping"]
+
+    @property
+    def distance(self) -> Array:
+        return self._results["distance"]
+
+    @property
+    def terminated(self) -> NDArray[np.bool_]:
+        return self._results["terminated"]
+
+    @property
+    def captured(self) -> NDArray[np.bool_]:
+        return self._results["captured"]
+
+    # Per environment, (E,).
+    @property
+    def done(self) -> NDArray[np.bool_]:
+        return self._env_results["done"]
+
+    @property
+    def captures(self) -> NDArray[np.int64]:
+        return self._env_results["captures"]
+
+    @property
+    def timed_out(self) -> NDArray[np.bool_]:
+        return self._env_results["timed_out"]
+
+    def row(self, env: int, agent: int) -> AgentStep:
+        """Agent ``agent`` of environment ``env`` as Python scalars (cheap: two ``item``
+        calls, the single env's path)."""
+        reward, capture, escape, shaping, distance, terminated, captured = self._results[
+            env, agent
+        ].item()
+        done, captures, timed_out = self._env_results[env].item()
+        return AgentStep(
+            reward,
+            capture,
+            escape,
+            shaping,
+            distance,
+            terminated,
+            captured,
+            done,
+            captures,
+            timed_out,
+        )
+
+
+class Batch:
+    """``num_envs`` environments of the vehicles in ``roster`` stepped together.
+
+    Learned agents are the roster's vehicles without a strategy, in roster order; scripted
+    vehicles run their strategy. Attributes (``E`` envs, ``n`` vehicles, ``k`` agents):
+
+    * ``state``: :class:`~layout.State` (``position``... are ``(E, n, 2)``);
+    * ``vehicles``: ``(n,)`` :data:`~layout.VEHICLE` records (``mass``, ``max_speed``,
+      ``max_force``, ``radius``, ``team``...), read-only;
+    * ``agent_index``: ``(k,)`` vehicle index of each learned agent;
+    * ``obs_dim``: observation length of an agent.
+    """
+
+    def __init__(self, roster: Sequence[VehicleSpec], world: World, num_envs: int) -> None:
+        if isinstance(num_envs, bool) or not isinstance(num_envs, int | np.integer):
+            raise ValueError(f"num_envs must be an integer >= 1, got {num_envs!r}")
+        if num_envs < 1:
+            raise ValueError(f"num_envs must be an integer >= 1, got {num_envs!r}")
+        self.roster = tuple(roster)
+        self.world = world
+        self.num_envs = int(num_envs)
+        n = len(self.roster)
+        strategies: list[Strategy] = []
+        vehicles = np.zeros(n, dtype=layout.VEHICLE)
+        agents: list[int] = []
+        draw = 0
+        teams = [layout.TEAM_NAMES.index(v.team) for v in self.roster]
+        for i, spec in enumerate(self.roster):
+            rec = vehicles[i]
+            for name in ("mass", "max_speed", "max_force", "radius"):
+                rec[name] = getattr(spec, name)
+            rec["team"] = teams[i]
+            rec["rank"] = sum(t == teams[i] for t in teams[:i])
+            rec["team_size"] = sum(t == teams[i] for t in teams)
+            rec["speed_scale"] = spec.max_speed + max(
+                (o.max_speed for j, o in enumerate(self.roster) if j != i), default=0.0
+            )
+            if spec.strategy is None:
+                rec["strategy"] = layout.LEARNED
+                rec["agent"] = len(agents)
+                rec["draw_offset"] = 0
+                agents.append(i)
+            else:
+                if spec.strategy not in strategies:
+                    strategies.append(spec.strategy)
+                rec["strategy"] = strategies.index(spec.strategy)
+                rec["agent"] = -1
+                rec["draw_offset"] = draw
+                draw += spec.strategy.draws
+        vehicles.setflags(write=False)
+        self.vehicles = vehicles
+        self.strategies = tuple(strategies)
+        self._behaviors, self._strategy_info = encode(self.strategies)
+        self.draws = draw
+        self.agent_index = np.asarray(agents, dtype=np.int64)
+        self.n_vehicles = n
+        self.n_agents = len(agents)
+        self.obs_dim = world.obs_dim
+        self._world = world.record()
+        self.state = layout.empty_state(self.num_envs, n, self.n_agents)
+        self._all = np.arange(self.num_envs)
+        self._every = np.ones(self.num_envs, dtype=np.bool_)
+        self._results = np.zeros((self.num_envs, self.n_agents), dtype=layout.AGENT_RESULT)
+        self._env_results = np.zeros(self.num_envs, dtype=layout.ENV_RESULT)
+        self._step_entry = None
+
+    # ------------------------------------------------------------------ views
+    @property
+    def team(self) -> NDArray[np.int64]:
+        """``(n,)`` team code of each vehicle (:data:`layout.PURSUER` / :data:`layout.EVADER`)."""
+        return self.vehicles["team"]
+
+    @property
+    def is_pursuer(self) -> NDArray[np.bool_]:
+        return self.vehicles["team"] == layout.PURSUER
+
+    # ------------------------------------------------------------------ reset / step
+    def reset(
+        self,
+        envs: NDArray[np.intp] | None = None,
+        keys: NDArray[np.uint64] | None = None,
+        out: NDArray[np.float32] | None = None,
+    ) -> NDArray[np.float32]:
+        """New episodes in environments ``envs`` (all by default). With ``keys``, their
+        random streams restart from those keys (a seeded reset); otherwise they go on.
+        Returns the observations ``(E, k, obs_dim)`` (into ``out`` when given; rows of
+        other environments are left as they are)."""
+        envs = self._all if envs is None else np.asarray(envs, dtype=np.int64).reshape(-1)
+        if out is None:
+            out = np.zeros((self.num_envs, self.n_agents, self.obs_dim), dtype=np.float32)
+        if envs.size == 0:
+            return out
+        if keys is not None:
+            self.state.key[envs] = keys
+            self.state.counter[envs] = 0
+        _step_module().reset(
+            self.state,
+            self.vehicles,
+            self._behaviors,
+            self._strategy_info,
+            self._world,
+            self.agent_index,
+            envs,
+            out,
+        )
+        return out
+
+    def step(self, actions: Array, active: NDArray[np.bool_] | None = None) -> StepResult:
+        """Advance the ``active`` environments (all by default) by one step with actions
+        ``(E, k, 2)`` (float64, validated by the caller). Inactive environments are left as
+        they are: zero rewards, not done, observations of their current state."""
+        obs = np.empty((self.num_envs, self.n_agents, self.obs_dim), dtype=np.float32)
+        results = np.empty_like(self._results)
+        env_results = np.empty_like(self._env_results)
+        actions = np.array(actions, dtype=np.float64, order="C", copy=None)
+        if actions.shape != (self.num_envs, self.n_agents, 2) or not actions.flags.writeable:
+            actions = np.array(np.broadcast_to(actions, (self.num_envs, self.n_agents, 2)))
+        if active is None:
+            active = self._every
+        else:
+            active = np.array(active, dtype=np.bool_, order="C")
+            if active.shape != (self.num_envs,):
+                raise ValueError(f"active must have shape ({self.num_envs},), got {active.shape}")
+        args = (
+            self.state,
+            active,
+            self.vehicles,
+            self._behaviors,
+            self._strategy_info,
+            self._world,
+            self.agent_index,
+            self.draws,
+            actions,
+            results,
+            env_results,
+            obs,
+        )
+        if self._step_entry is None:
+            self._step_entry = _fast(_step_module().step, args)
+        else:
+            self._step_entry(*args)
+        return StepResult(results, env_results, obs)
+
+    def observe(
+        self, envs: NDArray[np.intp] | None = None, out: NDArray[np.float32] | None = None
+    ) -> NDArray[np.float32]:
+        """Observations ``(E, k, obs_dim)`` of the current state (rows ``envs`` only, into
+        ``out`` when given)."""
+        envs = self._all if envs is None else np.asarray(envs, dtype=np.int64).reshape(-1)
+        if out is None:
+            out = np.zeros((self.num_envs, self.n_agents, self.obs_dim), dtype=np.float32)
+        _step_module().observe(self.state, self.vehicles, self._world, self.agent_index, envs, out)
+        return out
+
+    def scripted_forces(self) -> Array:
+        """``(E, n, 2)`` the steering forces the scripted vehicles' strategies ask for in the
+        current state (N, world frame; zero for learned agents). Wander targets advance;
+        the random streams' counters do not (the caller advances them by ``draws``)."""
+        force = np.zeros((self.num_envs, self.n_vehicles, 2))
+        _step_module().forces_of(
+            self.state,
+            self._every,
+            self.vehicles,
+            self._behaviors,
+            self._strategy_info,
+            self._world,
+            force,
+        )
+        return force
+
+    def load_observations(self, observations: NDArray[np.floating]) -> None:
+        """Set the state to what agent 0's observations ``(E, obs_dim)`` show (the inverse
+        of the observation; see :func:`steer_env.engine.step.decode_observations`). The
+        roster must be the observer, then its teammate slots, then its opponent slots."""
+        obs = np.ascontiguousarray(observations, dtype=np.float64)
+        if obs.shape != (self.num_envs, self.obs_dim):
+            raise ValueError(
+                f"observations must have shape ({self.num_envs}, {self.obs_dim}), got {obs.shape}"
+            )
+        _step_module().decode_observations(obs, self.state, self.vehicles, self._world)
+
+    def nearest_opponent(self, env: int, vehicle: int) -> int:
+        """Index of the nearest opponent in the game of ``vehicle`` in environment ``env``
+        (-1 when none is left)."""
+        state = self.state
+        j, _ = _step_module().nearest_of(
+            state.position, state.alive, self.vehicles, int(env), int(vehicle), True
+        )
+        return int(j)
+
+    def nearest_opponent_distance(self) -> Array:
+        """``(E, k)`` distance from each learned agent to its nearest opponent in the game, m
+        (``inf`` when none is left)."""
+        out = np.empty((self.num_envs, self.n_agents))
+        _step_module().distances(self.state, self.vehicles, self.agent_index, out)
+        return out

@@ -1,0 +1,246 @@
+"""The named structures that cross into the compiled engine, and the codes they carry.
+
+Everything the compiled step reads or writes is one of these, so a field is addressed by
+its name on both sides of the boundary (``world.capture_radius``, ``vehicles[i].max_speed``,
+``results[e, a].reward``) instead of by a row number:
+
+* :data:`WORLD`: one record of scalar parameters of the arena, the episode and the
+  rewards (built by :func:`steer_env.engine.batch.world_record`).
+* :data:`VEHICLE`: one record per vehicle of an environment: physical limits, team and
+  who drives it (a learned agent or a scripted strategy).
+* :data:`BEHAVIOR` and :data:`STRATEGY`: scripted strategies as data, one row per classic
+  behaviour with its weight and parameters (:mod:`steer_env.engine.strategy` builds them).
+* :data:`AGENT_RESULT` and :data:`ENV_RESULT`: what one step returns, per learned agent
+  and per environment (decoded in one place, :class:`steer_env.engine.batch.StepResult`).
+
+The state itself is :class:`State`, a named tuple of arrays. Units: m, s, kg, N.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+from numpy.typing import NDArray
+
+# --------------------------------------------------------------------------- codes
+#: Teams.
+PURSUER, EVADER = 0, 1
+TEAM_NAMES = ("pursuer", "evader")
+
+#: ``VEHICLE.strategy`` of a vehicle driven by a learned agent.
+LEARNED = -1
+
+#: Behaviour kinds (``BEHAVIOR.kind``): every behaviour of :mod:`steer_env.behaviors`.
+SEEK = 0
+FLEE = 1
+ARRIVE = 2
+PURSUIT = 3
+EVADE = 4
+WANDER = 5
+WALL_AVOIDANCE = 6
+SEPARATION = 7
+ALIGNMENT = 8
+COHESION = 9
+OBSTACLE_AVOIDANCE = 10
+INTERPOSE = 11
+HIDE = 12
+OFFSET_PURSUIT = 13
+FOLLOW_PATH = 14
+UNALIGNED_COLLISION_AVOIDANCE = 15
+FLOW_FIELD = 16
+BEHAVIOR_KINDS = (
+    "seek",
+    "flee",
+    "arrive",
+    "pursuit",
+    "evade",
+    "wander",
+    "wall_avoidance",
+    "separation",
+    "alignment",
+    "cohesion",
+    "obstacle_avoidance",
+    "interpose",
+    "hide",
+    "offset_pursuit",
+    "follow_path",
+    "unaligned_collision_avoidance",
+    "flow_field",
+)
+
+#: What a behaviour steers relative to (``BEHAVIOR.target``).
+NEAREST_OPPONENT = 0  #: the nearest vehicle of the other team still in the game
+EACH_OPPONENT = 1  #: every opponent within ``threat_range``, weighted by 1 / distance
+NEAREST_TEAMMATE = 2  #: the nearest other vehicle of the same team
+TEAMMATES = 3  #: the other vehicles of the same team within ``neighbor_radius``
+EVERYONE = 4  #: every other vehicle within ``neighbor_radius``
+ARENA_CENTER = 5  #: the centre of the arena (a fixed point)
+NO_TARGET = 6  #: behaviours that need none (wander, wall avoidance, path, obstacles)
+TARGET_NAMES = (
+    "nearest_opponent",
+    "each_opponent",
+    "nearest_teammate",
+    "teammates",
+    "everyone",
+    "arena_center",
+    "none",
+)
+
+#: Buckland's three combination methods (``STRATEGY.combination``).
+WEIGHTED_SUM, PRIORITIZED, DITHERED = 0, 1, 2
+COMBINATION_NAMES = ("weighted_sum", "prioritized", "dithered")
+
+#: Candidate start positions drawn per vehicle to respect ``min_start_distance``.
+START_CANDIDATES = 16
+#: Random draws per vehicle at reset: ``START_CANDIDATES`` (x, y) pairs, heading, wander.
+RESET_DRAWS_PER_VEHICLE = 2 * START_CANDIDATES + 2
+#: Observation features about the agent itself: velocity (2), wall offsets (8), time (1).
+SELF_FEATURES = 11
+#: Features per observed other vehicle: relative position (2), relative velocity (2),
+#: present flag (1).
+OTHER_FEATURES = 5
+#: Combination stops adding forces once the remaining budget is below this, N.
+BUDGET_EPS = 1e-12
+
+# --------------------------------------------------------------------------- records
+WORLD = np.dtype(
+    [
+        ("dt", "f8"),  # s
+        ("half_size", "f8"),  # m, the arena is [-half_size, half_size]^2
+        ("arena_size", "f8"),  # m
+        ("diagonal", "f8"),  # m
+        ("capture_radius", "f8"),  # m
+        ("time_limit", "i8"),  # steps; reaching it ends the episode (terminal)
+        ("end_on_first_capture", "?"),  # else: when every evader is captured
+        ("capture_reward", "f8"),
+        ("escape_reward", "f8"),
+        ("shaping", "?"),
+        ("shaping_scale", "f8"),
+        ("shaping_gamma", "f8"),
+        ("observed_teammates", "i8"),
+        ("observed_opponents", "i8"),
+        ("start_margin", "f8"),  # m from the walls at the start
+        ("min_start_distance", "f8"),  # m from every opponent already placed
+    ],
+    align=True,
+)
+
+VEHICLE = np.dtype(
+    [
+        ("mass", "f8"),  # kg
+        ("max_speed", "f8"),  # m/s
+        ("max_force", "f8"),  # N
+        ("radius", "f8"),  # m
+        ("team", "i8"),  # PURSUER or EVADER
+        ("strategy", "i8"),  # row of the strategy table, or LEARNED
+        ("agent", "i8"),  # index among the learned agents, or -1
+        ("rank", "i8"),  # index among the vehicles of its team
+        ("team_size", "i8"),
+        ("draw_offset", "i8"),  # first per-step random draw of its strategy
+        ("speed_scale", "f8"),  # m/s: observation scale of relative velocities
+    ],
+    align=True,
+)
+
+BEHAVIOR = np.dtype(
+    [
+        ("kind", "i8"),
+        ("target", "i8"),
+        ("weight", "f8"),
+        ("probability", "f8"),  # dithering: chance the behaviour is considered
+        ("active_beyond", "f8"),  # m: acts only while the nearest opponent is farther
+        ("threat_range", "f8"),  # m: flee/evade/hide ignore opponents beyond (inf: none)
+        ("prediction_time", "f8"),  # s: cap on pursuit/evade look-ahead (inf: none)
+        ("slowing_radius", "f8"),  # m: arrive and the behaviours built on it
+        ("max_deceleration", "f8"),  # m/s^2: arrive's braking cap (inf: none)
+        ("wander_radius", "f8"),  # m
+        ("wander_distance", "f8"),  # m
+        ("wander_jitter", "f8"),  # m/s
+        ("feeler_length", "f8"),  # m
+        ("side_angle", "f8"),  # rad
+        ("side_scale", "f8"),
+        ("neighbor_radius", "f8"),  # m: separation/alignment/cohesion/unaligned
+        ("min_distance", "f8"),  # m: separation's distance floor
+        ("offset_forward", "f8"),  # m: offset pursuit, in the target's frame
+        ("offset_side", "f8"),  # m
+        ("offset_spread", "?"),  # rotate the offset by 2 pi rank / team_size
+        ("detection_length", "f8"),  # m: obstacle avoidance's box
+        ("braking_weight", "f8"),
+        ("hide_distance", "f8"),  # m beyond an obstacle's edge
+        ("time_horizon", "f8"),  # s: unaligned collision avoidance
+        ("look_ahead", "f8"),  # m: path following
+        ("path_prediction", "f8"),  # s: path following
+        ("path_loop", "?"),
+        ("flow_radius", "f8"),  # m: radius of the vortex the flow field circles
+        ("flow_clockwise", "?"),
+    ],
+    align=True,
+)
+
+STRATEGY = np.dtype(
+    [
+        ("combination", "i8"),
+        ("n_behaviors", "i8"),
+        ("draws", "i8"),  # random draws per step (2 per wander, 1 per dithered behaviour)
+    ],
+    align=True,
+)
+
+AGENT_RESULT = np.dtype(
+    [
+        ("reward", "f8"),
+        ("capture", "f8"),  # reward term: capture_reward per capture (pursuers), minus it (evader)
+        ("escape", "f8"),  # reward term: escape_reward for an evader in the game at the end
+        ("shaping", "f8"),  # reward term: potential-based shaping
+        ("distance", "f8"),  # m to the nearest opponent after the step
+        ("terminated", "?"),  # the agent's episode is over (it left the game or the env ended)
+        ("captured", "?"),  # an evader agent captured on this step
+    ],
+    align=True,
+)
+
+ENV_RESULT = np.dtype(
+    [
+        ("done", "?"),  # the episode ended on this step
+        ("captures", "i8"),  # evaders captured on this step
+        ("timed_out", "?"),  # the episode reached time_limit on this step
+    ],
+    align=True,
+)
+
+
+class State(NamedTuple):
+    """The batched state of ``E`` environments of ``n`` vehicles with ``k`` learned agents.
+
+    Arrays are updated in place by the compiled step and reset."""
+
+    position: NDArray[np.float64]  #: (E, n, 2) m
+    velocity: NDArray[np.float64]  #: (E, n, 2) m/s
+    heading: NDArray[np.float64]  #: (E, n, 2) unit vectors
+    wander: NDArray[np.float64]  #: (E, n, 2) m, wander targets in each vehicle's frame
+    alive: NDArray[np.bool_]  #: (E, n) still in the game (captured evaders leave it)
+    steps: NDArray[np.int64]  #: (E,) steps taken in the episode
+    capture_step: NDArray[np.int64]  #: (E, n) step an evader was captured, -1 if not
+    key: NDArray[np.uint64]  #: (E,) random stream key
+    counter: NDArray[np.uint64]  #: (E,) random draws taken from the stream
+    potential: NDArray[np.float64]  #: (E, k) shaping potential of each learned agent
+
+
+def empty_state(num_envs: int, n_vehicles: int, n_agents: int) -> State:
+    """A zero state (headings along +x, nothing captured) for ``num_envs`` environments."""
+    e, n = int(num_envs), int(n_vehicles)
+    heading = np.zeros((e, n, 2))
+    heading[..., 0] = 1.0
+    return State(
+        position=np.zeros((e, n, 2)),
+        velocity=np.zeros((e, n, 2)),
+        heading=heading,
+        wander=np.zeros((e, n, 2)),
+        alive=np.ones((e, n), dtype=np.bool_),
+        steps=np.zeros(e, dtype=np.int64),
+        capture_step=np.full((e, n), -1, dtype=np.int64),
+        key=np.zeros(e, dtype=np.uint64),
+        counter=np.zeros(e, dtype=np.uint64),
+        potential=np.zeros((e, int(n_agents))),
+    )

@@ -1,0 +1,899 @@
+"""The compiled step of the engine: ``E`` environments of ``n`` vehicles, ``k`` of them learned.
+
+Every formula of steering and motion comes from :mod:`steer_env.core` (the one definition
+that the numpy library :mod:`steer_env.behaviors` is built from too); this module only
+decides *who* steers relative to *whom*, in which order, and what the arena does:
+
+1. **Scripted vehicles** run their strategy (a table row of :data:`~layout.BEHAVIOR`
+   records): each behaviour's force, towards the target its record names, combined by the
+   strategy's method (Buckland's weighted truncated sum, prioritized running sum or
+   prioritized dithering).
+2. **Learned agents** give an action in their own frame, in units of their max force; its
+   magnitude is clipped to 1.
+3. Every vehicle in the game moves by :func:`steer_env.core.physics.integrate`; the arena's
+   walls then stop it (inelastic: the outward velocity is cancelled).
+4. **Capture**: an evader whose centre came within ``capture_radius`` of a pursuer's during
+   the step (closest approach of the linear relative motion) leaves the game.
+5. **Rewards** per learned agent (capture, escape, potential-based shaping) and episode end.
+6. **Observations** of every learned agent (layout in the env docstrings).
+
+Environments are independent: the result for one does not depend on the others or on
+``E``. Work is done in blocks of environments, one stage at a time over the block, which
+keeps the loop bodies short (the CPU overlaps independent environments).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from steer_env.core import behaviors as cb
+from steer_env.core.combine import accumulate
+from steer_env.core.jit import inline_kernel, kernel
+from steer_env.core.physics import MIN_HEADING_SPEED, integrate
+from steer_env.core.streams import uniform_draw
+from steer_env.core.vecmath import length, to_local, to_world, truncate
+from steer_env.engine.layout import (
+    ALIGNMENT,
+    ARENA_CENTER,
+    ARRIVE,
+    BUDGET_EPS,
+    COHESION,
+    DITHERED,
+    EACH_OPPONENT,
+    EVADE,
+    EVADER,
+    FLEE,
+    LEARNED,
+    NEAREST_TEAMMATE,
+    OTHER_FEATURES,
+    PRIORITIZED,
+    PURSUER,
+    PURSUIT,
+    RESET_DRAWS_PER_VEHICLE,
+    SEEK,
+    SELF_FEATURES,
+    SEPARATION,
+    START_CANDIDATES,
+    TEAMMATES,
+    WALL_AVOIDANCE,
+    WANDER,
+    WEIGHTED_SUM,
+)
+
+#: Environments per block of :func:`step`.
+BLOCK = 256
+
+
+# --------------------------------------------------------------------------- queries
+@inline_kernel
+def nearest_of(pos, alive, vehicles, e, i, want_opponent):
+    """Index and distance of the nearest vehicle of environment ``e`` in the game that is
+    an opponent of ``i`` (``want_opponent``) or a teammate of ``i``; ``(-1, inf)`` if there
+    is none."""
+    team = vehicles[i].team
+    best = -1
+    best_d = np.inf
+    px, py = pos[e, i, 0], pos[e, i, 1]
+    for j in range(pos.shape[1]):
+        if j == i or not alive[e, j]:
+            continue
+        if (vehicles[j].team != team) != want_opponent:
+            continue
+        d = length(pos[e, j, 0] - px, pos[e, j, 1] - py)
+        if d < best_d:
+            best_d = d
+            best = j
+    return best, best_d
+
+
+@kernel
+def target_point(pos, alive, vehicles, e, i, target, near_j):
+    """The single point a seek/flee/arrive behaviour of vehicle ``i`` aims at, and whether
+    there is one."""
+    if target == ARENA_CENTER:
+        return 0.0, 0.0, True
+    j = near_j
+    if target == NEAREST_TEAMMATE:
+        j, _ = nearest_of(pos, alive, vehicles, e, i, False)
+    if j < 0:
+        return 0.0, 0.0, False
+    return pos[e, j, 0], pos[e, j, 1], True
+
+
+@inline_kernel
+def flock_force(kind, b, e, i, pos, vel, head, alive, vehicles):
+    """Separation, alignment or cohesion of vehicle ``i`` over its neighbours in the game
+    (teammates or everyone, per ``b.target``) within ``b.neighbor_radius``."""
+    px, py = pos[e, i, 0], pos[e, i, 1]
+    team = vehicles[i].team
+    r = b.neighbor_radius
+    sx = 0.0
+    sy = 0.0
+    count = 0
+    for j in range(pos.shape[1]):
+        if j == i or not alive[e, j]:
+            continue
+        if b.target == TEAMMATES and vehicles[j].team != team:
+            continue
+        ox = pos[e, j, 0] - px
+        oy = pos[e, j, 1] - py
+        d = length(ox, oy)
+        if not d <= r:
+            continue
+        count += 1
+        if kind == SEPARATION:
+            qx, qy = cb.separation_push(ox, oy, d, i, j, b.min_distance)
+        elif kind == ALIGNMENT:
+            qx, qy = head[e, j, 0], head[e, j, 1]
+        else:
+            qx, qy = ox, oy
+        sx += qx
+        sy += qy
+    if kind == COHESION and count > 0:
+        sx /= count
+        sy /= count
+    return cb.steer_towards(sx, sy, count, vel[e, i, 0], vel[e, i, 1], vehicles[i].max_speed)
+
+
+@inline_kernel
+def single_target_force(rec, e, i, pos, vel, alive, vehicles, near_j):
+    """Seek, flee, arrive, pursuit or evade of vehicle ``i`` of environment ``e`` relative
+    to the one target its record names (zero force when there is none)."""
+    kind = rec.kind
+    px, py = pos[e, i, 0], pos[e, i, 1]
+    vx, vy = vel[e, i, 0], vel[e, i, 1]
+    ms = vehicles[i].max_speed
+    if kind == EVADE and rec.target == EACH_OPPONENT:
+        return evade_each(rec, e, i, pos, vel, alive, vehicles)
+    if rec.target == ARENA_CENTER:
+        tx, ty, tvx, tvy = 0.0, 0.0, 0.0, 0.0
+    else:
+        j = near_j
+        if rec.target == NEAREST_TEAMMATE:
+            j, _ = nearest_of(pos, alive, vehicles, e, i, False)
+        if j < 0:
+            return 0.0, 0.0
+        tx, ty, tvx, tvy = pos[e, j, 0], pos[e, j, 1], vel[e, j, 0], vel[e, j, 1]
+    if kind == PURSUIT:
+        return cb.pursuit(px, py, vx, vy, ms, tx, ty, tvx, tvy, rec.prediction_time)
+    if kind == EVADE:
+        return cb.evade(px, py, vx, vy, ms, tx, ty, tvx, tvy, rec.threat_range, rec.prediction_time)
+    if kind == SEEK:
+        return cb.seek(px, py, vx, vy, tx, ty, ms)
+    if kind == FLEE:
+        return cb.flee(px, py, vx, vy, tx, ty, ms, rec.threat_range)
+    return cb.arrive(px, py, vx, vy, tx, ty, ms, rec.slowing_radius, rec.max_deceleration)
+
+
+@kernel
+def raw_forces(rec, i, e0, m, state, active, vehicles, world, near_j, draw, raw):
+    """The unweighted force of behaviour record ``rec`` for vehicle ``i`` in every
+    environment of the block into ``raw[b]`` (``b = e - e0``). The kind is dispatched once
+    per block, so each loop body is one small kernel call. Wander takes its noise from
+    draws ``draw, draw + 1`` of each environment's stream and advances its target in the
+    active environments where the vehicle is in the game."""
+    kind = rec.kind
+    pos, vel, head, wander, alive = (
+        state.position,
+        state.velocity,
+        state.heading,
+        state.wander,
+        state.alive,
+    )
+    ms = vehicles[i].max_speed
+    if kind == WANDER:
+        jitter_dt = rec.wander_jitter * world.dt
+        for b in range(m):
+            e = e0 + b
+            if not active[e] or not alive[e, i]:
+                continue
+            key, counter = state.key[e], state.counter[e]
+            nx = 2.0 * uniform_draw(key, counter, draw) - 1.0
+            ny = 2.0 * uniform_draw(key, counter, draw + 1) - 1.0
+            raw[b, 0], raw[b, 1], wander[e, i, 0], wander[e, i, 1] = cb.wander(
+                pos[e, i, 0],
+                pos[e, i, 1],
+                vel[e, i, 0],
+                vel[e, i, 1],
+                head[e, i, 0],
+                head[e, i, 1],
+                ms,
+                wander[e, i, 0],
+                wander[e, i, 1],
+                nx,
+                ny,
+                rec.wander_radius,
+                rec.wander_distance,
+                jitter_dt,
+            )
+    elif kind == WALL_AVOIDANCE:
+        h = world.half_size
+        for b in range(m):
+            e = e0 + b
+            raw[b, 0], raw[b, 1] = cb.wall_avoidance(
+                pos[e, i, 0],
+                pos[e, i, 1],
+                vel[e, i, 0],
+                vel[e, i, 1],
+                head[e, i, 0],
+                head[e, i, 1],
+                ms,
+                -h,
+                -h,
+                h,
+                h,
+                rec.feeler_length,
+                rec.side_angle,
+                rec.side_scale,
+            )
+    elif kind in (SEPARATION, ALIGNMENT, COHESION):
+        for b in range(m):
+            raw[b, 0], raw[b, 1] = flock_force(
+                kind, rec, e0 + b, i, pos, vel, head, alive, vehicles
+            )
+    elif kind in (SEEK, FLEE, ARRIVE, PURSUIT, EVADE):
+        for b in range(m):
+            raw[b, 0], raw[b, 1] = single_target_force(
+                rec, e0 + b, i, pos, vel, alive, vehicles, near_j[b]
+            )
+    else:
+        for b in range(m):
+            raw[b, 0] = 0.0
+            raw[b, 1] = 0.0
+
+
+@kernel
+def evade_each(b, e, i, pos, vel, alive, vehicles):
+    """Evade every opponent within ``threat_range``, each force weighted by the inverse of
+    its distance (nearer threats count more), normalised by the total weight."""
+    px, py = pos[e, i, 0], pos[e, i, 1]
+    vx, vy = vel[e, i, 0], vel[e, i, 1]
+    ms = vehicles[i].max_speed
+    team = vehicles[i].team
+    sx = 0.0
+    sy = 0.0
+    total = 0.0
+    for j in range(pos.shape[1]):
+        if j == i or not alive[e, j] or vehicles[j].team == team:
+            continue
+        d = length(pos[e, j, 0] - px, pos[e, j, 1] - py)
+        if not d <= b.threat_range:
+            continue
+        w = 1.0 / max(d, 1e-3)
+        fx, fy = cb.evade(
+            px,
+            py,
+            vx,
+            vy,
+            ms,
+            pos[e, j, 0],
+            pos[e, j, 1],
+            vel[e, j, 0],
+            vel[e, j, 1],
+            b.threat_range,
+            b.prediction_time,
+        )
+        sx += w * fx
+        sy += w * fy
+        total += w
+    if total <= 0.0:
+        return 0.0, 0.0
+    return sx / total, sy / total
+
+
+# --------------------------------------------------------------------------- stages
+@kernel
+def scripted_forces(e0, m, state, active, vehicles, behaviors, strategies, world, scratch, force):
+    """Combined steering forces ``force[b, i]`` of the scripted vehicles of environments
+    ``e0 .. e0 + m - 1`` (``b = e - e0``) that are active and in the game; zero for the
+    others. ``scratch`` is ``(m, 6)`` working space."""
+    pos, alive = state.position, state.alive
+    n = pos.shape[1]
+    raw = scratch[:, 0:2]
+    total = scratch[:, 2:4]
+    near_d = scratch[:, 4]
+    near_j = np.empty(m, dtype=np.int64)
+    is_open = np.empty(m, dtype=np.bool_)  # prioritized: budget left; dithered: none chosen
+    for i in range(n):
+        s = vehicles[i].strategy
+        if s == LEARNED:
+            continue
+        strat = strategies[s]
+        method = strat.combination
+        mf = vehicles[i].max_force
+        for b in range(m):
+            e = e0 + b
+            near_j[b], near_d[b] = nearest_of(pos, alive, vehicles, e, i, True)
+            total[b, 0] = 0.0
+            total[b, 1] = 0.0
+            is_open[b] = active[e] and alive[e, i]
+        draw = vehicles[i].draw_offset
+        for k in range(strat.n_behaviors):
+            rec = behaviors[s, k]
+            raw_forces(rec, i, e0, m, state, active, vehicles, world, near_j, draw, raw)
+            if rec.kind == WANDER:
+                draw += 2
+            w = rec.weight
+            for b in range(m):
+                e = e0 + b
+                pick = 0.0
+                if method == DITHERED:
+                    pick = uniform_draw(state.key[e], state.counter[e], draw)
+                # active_beyond: the behaviour acts only while the nearest opponent is
+                # farther than that (the classic evader wanders only while unthreatened).
+                if not is_open[b] or not near_d[b] > rec.active_beyond:
+                    continue
+                fx = w * raw[b, 0]
+                fy = w * raw[b, 1]
+                if method == PRIORITIZED:
+                    total[b, 0], total[b, 1], is_open[b] = accumulate(
+                        total[b, 0], total[b, 1], fx, fy, mf
+                    )
+                elif method == WEIGHTED_SUM:
+                    total[b, 0] += fx
+                    total[b, 1] += fy
+                elif pick < rec.probability:
+                    fx /= rec.probability
+                    fy /= rec.probability
+                    if length(fx, fy) > BUDGET_EPS:
+                        total[b, 0] = fx
+                        total[b, 1] = fy
+                        is_open[b] = False
+            if method == DITHERED:
+                draw += 1
+        for b in range(m):
+            e = e0 + b
+            tx, ty = total[b, 0], total[b, 1]
+            if method != PRIORITIZED:
+                tx, ty = truncate(tx, ty, mf)
+            force[b, i, 0] = tx
+            force[b, i, 1] = ty
+
+
+@kernel
+def wall(p, v, limit):
+    """The arena's inelastic wall along one axis: clamp ``p`` into ``[-limit, limit]`` and
+    cancel a velocity pointing out. Returns ``(p, v)``."""
+    if p > limit:
+        return limit, (0.0 if v > 0 else v)
+    if p < -limit:
+        return -limit, (0.0 if v < 0 else v)
+    return p, v
+
+
+@kernel
+def move(e0, m, state, active, vehicles, world, actions, force, before):
+    """Learned agents' forces from their actions, then one physics step and the walls for
+    every vehicle in the game of the active environments; positions before the step go to
+    ``before[b, i]``."""
+    pos, vel, head = state.position, state.velocity, state.heading
+    n = pos.shape[1]
+    dt = world.dt
+    for i in range(n):
+        a = vehicles[i].agent
+        mf = vehicles[i].max_force
+        if a < 0:
+            continue
+        for b in range(m):
+            e = e0 + b
+            # The action is in the agent's frame, in units of its max force, magnitude <= 1.
+            lx, ly = truncate(actions[e, a, 0], actions[e, a, 1], 1.0)
+            wx, wy = to_world(lx, ly, head[e, i, 0], head[e, i, 1])
+            force[b, i, 0] = wx * mf
+            force[b, i, 1] = wy * mf
+    for i in range(n):
+        veh = vehicles[i]
+        limit = world.half_size - veh.radius
+        for b in range(m):
+            e = e0 + b
+            px, py = pos[e, i, 0], pos[e, i, 1]
+            before[b, i, 0] = px
+            before[b, i, 1] = py
+            if not active[e] or not state.alive[e, i]:
+                continue
+            px, py, vx, vy, hx, hy = integrate(
+                px,
+                py,
+                vel[e, i, 0],
+                vel[e, i, 1],
+                head[e, i, 0],
+                head[e, i, 1],
+                force[b, i, 0],
+                force[b, i, 1],
+                veh.mass,
+                veh.max_speed,
+                veh.max_force,
+                dt,
+            )
+            pos[e, i, 0], wvx = wall(px, vx, limit)
+            pos[e, i, 1], wvy = wall(py, vy, limit)
+            if wvx != vx or wvy != vy:
+                # A wall took away part of the velocity: the heading follows what is left.
+                speed = length(wvx, wvy)
+                if speed > MIN_HEADING_SPEED:
+                    hx = wvx / speed
+                    hy = wvy / speed
+            vel[e, i, 0] = wvx
+            vel[e, i, 1] = wvy
+            head[e, i, 0] = hx
+            head[e, i, 1] = hy
+
+
+@kernel
+def swept_distance(before, b, pos, e, p, q):
+    """Closest approach of vehicles ``p`` and ``q`` of environment ``e`` during the step,
+    assuming linear relative motion from ``before[b]`` to ``pos[e]`` (so fast vehicles
+    cannot pass through)."""
+    r0x = before[b, q, 0] - before[b, p, 0]
+    r0y = before[b, q, 1] - before[b, p, 1]
+    dx = (pos[e, q, 0] - pos[e, p, 0]) - r0x
+    dy = (pos[e, q, 1] - pos[e, p, 1]) - r0y
+    dd = dx * dx + dy * dy
+    t = -(r0x * dx + r0y * dy) / dd if dd > 1e-18 else 0.0
+    t = min(max(t, 0.0), 1.0)
+    return length(r0x + dx * t, r0y + dy * t)
+
+
+@kernel
+def potential(pos, alive, vehicles, world, e, i):
+    """Shaping potential of vehicle ``i`` of environment ``e``: ``-/+ shaping_scale * d /
+    diagonal`` for a pursuer/evader, ``d`` the distance to the nearest opponent in the
+    game (0 without one)."""
+    j, d = nearest_of(pos, alive, vehicles, e, i, True)
+    if j < 0:
+        return 0.0
+    value = world.shaping_scale * d / world.diagonal
+    return -value if vehicles[i].team == PURSUER else value
+
+
+@kernel
+def settle(e0, m, state, active, vehicles, world, before, agent_index, draws, results, env_results):
+    """Capture, episode end and rewards of the environments of the block after their move
+    (zero rewards for inactive ones)."""
+    for b in range(m):
+        e = e0 + b
+        if active[e]:
+            state.counter[e] += np.uint64(draws)
+            settle_env(
+                e,
+                b,
+                state.position,
+                state.alive,
+                state.steps,
+                state.capture_step,
+                state.potential,
+                vehicles,
+                world,
+                before,
+                agent_index,
+                results,
+                env_results,
+            )
+        else:
+            env_results[e].done = False
+            env_results[e].captures = 0
+            env_results[e].timed_out = False
+            for a in range(agent_index.shape[0]):
+                res = results[e, a]
+                res.reward = 0.0
+                res.capture = 0.0
+                res.escape = 0.0
+                res.shaping = 0.0
+                res.terminated = False
+                res.captured = False
+                i = agent_index[a]
+                res.distance = nearest_of(state.position, state.alive, vehicles, e, i, True)[1]
+
+
+@inline_kernel
+def settle_env(
+    e,
+    b,
+    pos,
+    alive,
+    steps_all,
+    capture_step,
+    potentials,
+    vehicles,
+    world,
+    before,
+    agent_index,
+    results,
+    env_results,
+):
+    """Capture, episode end and rewards of active environment ``e`` after its move."""
+    n = pos.shape[1]
+    steps = steps_all[e] + 1
+    steps_all[e] = steps
+    captures = 0
+    for q in range(n):
+        if not alive[e, q] or vehicles[q].team != EVADER:
+            continue
+        for p in range(n):
+            if not alive[e, p] or vehicles[p].team != PURSUER:
+                continue
+            if swept_distance(before, b, pos, e, p, q) <= world.capture_radius:
+                capture_step[e, q] = steps
+                captures += 1
+                break
+    # Distances after the move, before captured evaders leave (what the step ended with).
+    k = agent_index.shape[0]
+    for a in range(k):
+        i = agent_index[a]
+        results[e, a].distance = nearest_of(pos, alive, vehicles, e, i, True)[1]
+    evaders_left = 0
+    for q in range(n):
+        if alive[e, q] and vehicles[q].team == EVADER:
+            if capture_step[e, q] == steps:
+                alive[e, q] = False
+            else:
+                evaders_left += 1
+    timed_out = steps >= world.time_limit
+    done = timed_out or evaders_left == 0 or (world.end_on_first_capture and captures > 0)
+    env_results[e].done = done
+    env_results[e].captures = captures
+    env_results[e].timed_out = timed_out
+    for a in range(k):
+        i = agent_index[a]
+        res = results[e, a]
+        was_in = capture_step[e, i] < 0 or capture_step[e, i] == steps
+        if not was_in:
+            # Left the game on an earlier step: nothing more happens to this agent.
+            res.reward = 0.0
+            res.capture = 0.0
+            res.escape = 0.0
+            res.shaping = 0.0
+            res.terminated = True
+            res.captured = False
+            continue
+        captured = capture_step[e, i] == steps
+        capture = 0.0
+        escape = 0.0
+        if vehicles[i].team == PURSUER:
+            capture = world.capture_reward * captures
+        elif captured:
+            capture = -world.capture_reward
+        elif done:
+            escape = world.escape_reward if timed_out else 0.0
+        terminated = done or captured
+        shaping = 0.0
+        if world.shaping:
+            # The potential of a terminal state is 0, so over any episode the shaping terms
+            # sum (discounted by shaping_gamma) to exactly -phi(start): policy-invariant.
+            new = 0.0 if terminated else potential(pos, alive, vehicles, world, e, i)
+            shaping = world.shaping_gamma * new - potentials[e, a]
+            potentials[e, a] = new
+        res.capture = capture
+        res.escape = escape
+        res.shaping = shaping
+        res.reward = capture + escape + shaping
+        res.terminated = terminated
+        res.captured = captured
+
+
+@kernel
+def _clip(x):
+    return min(max(x, -1.0), 1.0)
+
+
+@kernel
+def observe_rows(envs, state, vehicles, world, agent_index, obs):
+    """Observations of every learned agent of environments ``envs`` into ``obs[envs]``
+    (float32): own velocity, walls, time, then the nearest teammates and opponents in the
+    game in slots (nearest first) with presence flags; all in [-1, 1]."""
+    pos, vel, head = state.position, state.velocity, state.heading
+    alive = state.alive
+    n = pos.shape[1]
+    dist = np.zeros(n)
+    order = np.zeros(n, dtype=np.int64)
+    for q in range(envs.shape[0]):
+        observe_env(
+            envs[q],
+            pos,
+            vel,
+            head,
+            alive,
+            state.steps,
+            vehicles,
+            world,
+            agent_index,
+            obs,
+            dist,
+            order,
+        )
+
+
+@inline_kernel
+def observe_env(e, pos, vel, head, alive, steps, vehicles, world, agent_index, obs, dist, order):
+    """The observations of environment ``e`` (see :func:`observe_rows`)."""
+    n = pos.shape[1]
+    half, arena, diag = world.half_size, world.arena_size, world.diagonal
+    elapsed = _clip(2.0 * float(steps[e]) / float(world.time_limit) - 1.0)
+    for a in range(agent_index.shape[0]):
+        i = agent_index[a]
+        veh = vehicles[i]
+        hx, hy = head[e, i, 0], head[e, i, 1]
+        px, py = pos[e, i, 0], pos[e, i, 1]
+        f, s = to_local(vel[e, i, 0], vel[e, i, 1], hx, hy)
+        obs[e, a, 0] = _clip(f / veh.max_speed)
+        obs[e, a, 1] = _clip(s / veh.max_speed)
+        # Offsets to the nearest point of the west, east, south and north walls.
+        f, s = to_local(-half - px, 0.0, hx, hy)
+        obs[e, a, 2] = _clip(f / arena)
+        obs[e, a, 3] = _clip(s / arena)
+        f, s = to_local(half - px, 0.0, hx, hy)
+        obs[e, a, 4] = _clip(f / arena)
+        obs[e, a, 5] = _clip(s / arena)
+        f, s = to_local(0.0, -half - py, hx, hy)
+        obs[e, a, 6] = _clip(f / arena)
+        obs[e, a, 7] = _clip(s / arena)
+        f, s = to_local(0.0, half - py, hx, hy)
+        obs[e, a, 8] = _clip(f / arena)
+        obs[e, a, 9] = _clip(s / arena)
+        obs[e, a, 10] = elapsed
+        base = SELF_FEATURES
+        for group in range(2):
+            opponents = group == 1
+            slots = world.observed_opponents if opponents else world.observed_teammates
+            if slots == 0:
+                continue
+            # Nearest first: a stable insertion sort over the vehicles of the group.
+            count = 0
+            for j in range(n):
+                if j == i or not alive[e, j]:
+                    continue
+                if (vehicles[j].team != veh.team) != opponents:
+                    continue
+                d = length(pos[e, j, 0] - px, pos[e, j, 1] - py)
+                q = count
+                while q > 0 and dist[q - 1] > d:
+                    dist[q] = dist[q - 1]
+                    order[q] = order[q - 1]
+                    q -= 1
+                dist[q] = d
+                order[q] = j
+                count += 1
+            scale = veh.speed_scale
+            for q in range(slots):
+                at = base + OTHER_FEATURES * q
+                if q >= count:
+                    for f_ in range(OTHER_FEATURES):
+                        obs[e, a, at + f_] = 0.0
+                    continue
+                j = order[q]
+                f, s = to_local(pos[e, j, 0] - px, pos[e, j, 1] - py, hx, hy)
+                obs[e, a, at] = _clip(f / diag)
+                obs[e, a, at + 1] = _clip(s / diag)
+                f, s = to_local(vel[e, j, 0] - vel[e, i, 0], vel[e, j, 1] - vel[e, i, 1], hx, hy)
+                obs[e, a, at + 2] = _clip(f / scale)
+                obs[e, a, at + 3] = _clip(s / scale)
+                obs[e, a, at + 4] = 1.0
+            base += OTHER_FEATURES * slots
+
+
+@kernel
+def reset_env(e, state, vehicles, world, agent_index):
+    """A new episode in environment ``e``, drawn from its stream (which goes on from its
+    counter): ``RESET_DRAWS_PER_VEHICLE`` draws per vehicle, ``START_CANDIDATES`` candidate
+    positions, a heading angle and a wander angle. Vehicles are placed in order; each takes
+    its first candidate at least ``min_start_distance`` from every opponent already placed
+    (the candidate farthest from them if none is)."""
+    pos = state.position[e]
+    vel = state.velocity[e]
+    head = state.heading[e]
+    wt = state.wander[e]
+    n = pos.shape[0]
+    per = RESET_DRAWS_PER_VEHICLE
+    key = state.key[e]
+    counter = state.counter[e]
+    lo = -world.half_size + world.start_margin
+    span = world.arena_size - 2.0 * world.start_margin
+    two_pi = 2.0 * math.pi
+    for i in range(n):
+        base = i * per
+        chosen = -1
+        best = -1.0
+        best_c = 0
+        for c in range(START_CANDIDATES):
+            cx = lo + span * uniform_draw(key, counter, base + 2 * c)
+            cy = lo + span * uniform_draw(key, counter, base + 2 * c + 1)
+            nearest = np.inf
+            for j in range(i):
+                if vehicles[j].team != vehicles[i].team:
+                    nearest = min(nearest, length(cx - pos[j, 0], cy - pos[j, 1]))
+            if nearest >= world.min_start_distance:
+                chosen = c
+                break
+            if nearest > best:
+                best = nearest
+                best_c = c
+        c = chosen if chosen >= 0 else best_c
+        pos[i, 0] = lo + span * uniform_draw(key, counter, base + 2 * c)
+        pos[i, 1] = lo + span * uniform_draw(key, counter, base + 2 * c + 1)
+        vel[i, 0] = 0.0
+        vel[i, 1] = 0.0
+        angle = two_pi * uniform_draw(key, counter, base + 2 * START_CANDIDATES)
+        head[i, 0] = math.cos(angle)
+        head[i, 1] = math.sin(angle)
+        wander_angle = two_pi * uniform_draw(key, counter, base + 2 * START_CANDIDATES + 1)
+        wt[i, 0] = math.cos(wander_angle)
+        wt[i, 1] = math.sin(wander_angle)
+        state.alive[e, i] = True
+        state.capture_step[e, i] = -1
+    state.counter[e] = counter + np.uint64(n * per)
+    state.steps[e] = 0
+    for a in range(agent_index.shape[0]):
+        i = agent_index[a]
+        state.potential[e, a] = potential(state.position, state.alive, vehicles, world, e, i)
+
+
+@kernel
+def start_wander(e, state, vehicles, behaviors, strategies):
+    """Scale each scripted wanderer's start target (a unit vector from :func:`reset_env`)
+    onto its wander circle."""
+    for i in range(state.position.shape[1]):
+        s = vehicles[i].strategy
+        if s == LEARNED:
+            continue
+        for k in range(strategies[s].n_behaviors):
+            if behaviors[s, k].kind == WANDER:
+                r = behaviors[s, k].wander_radius
+                state.wander[e, i, 0] *= r
+                state.wander[e, i, 1] *= r
+                break
+
+
+# --------------------------------------------------------------------------- entry points
+@kernel
+def reset(state, vehicles, behaviors, strategies, worlds, agent_index, envs, obs):
+    """New episodes in environments ``envs`` (indices); their observations go to
+    ``obs[envs]``. ``worlds`` holds the :data:`~layout.WORLD` record (length 1)."""
+    world = worlds[0]
+    for q in range(envs.shape[0]):
+        e = envs[q]
+        reset_env(e, state, vehicles, world, agent_index)
+        start_wander(e, state, vehicles, behaviors, strategies)
+    observe_rows(envs, state, vehicles, world, agent_index, obs)
+
+
+@kernel
+def observe(state, vehicles, worlds, agent_index, envs, obs):
+    """Observations of environments ``envs`` into ``obs[envs]``."""
+    world = worlds[0]
+    observe_rows(envs, state, vehicles, world, agent_index, obs)
+
+
+@kernel
+def step(
+    state,
+    active,
+    vehicles,
+    behaviors,
+    strategies,
+    worlds,
+    agent_index,
+    draws,
+    actions,
+    results,
+    env_results,
+    obs,
+):
+    """Advance the active environments by one step.
+
+    Args (``E`` envs, ``n`` vehicles, ``k`` learned agents; updated in place):
+        state: :class:`~steer_env.engine.layout.State`.
+        active: ``(E,)`` bool: environments to step; the others are left as they are
+            (their results are zero, their observations rewritten from their state).
+        vehicles: ``(n,)`` :data:`~layout.VEHICLE` records.
+        behaviors, strategies: the strategy table (``(S, B)`` :data:`~layout.BEHAVIOR`,
+            ``(S,)`` :data:`~layout.STRATEGY`).
+        worlds: the :data:`~layout.WORLD` record (an array of length 1).
+        agent_index: ``(k,)`` vehicle index of each learned agent.
+        draws: random draws every active environment takes per step.
+        actions: ``(E, k, 2)`` in each agent's frame, units of its max force.
+        results: ``(E, k)`` :data:`~layout.AGENT_RESULT` out.
+        env_results: ``(E,)`` :data:`~layout.ENV_RESULT` out.
+        obs: ``(E, k, obs_dim)`` float32 out.
+    """
+    world = worlds[0]
+    num_envs = state.position.shape[0]
+    n = state.position.shape[1]
+    agent_index.shape[0]
+    size = min(BLOCK, num_envs)
+    force = np.zeros((size, n, 2))
+    before = np.zeros((size, n, 2))
+    scratch = np.zeros((size, 6))
+    all_envs = np.arange(num_envs)
+    for e0 in range(0, num_envs, size):
+        m = min(size, num_envs - e0)
+        scripted_forces(
+            e0, m, state, active, vehicles, behaviors, strategies, world, scratch, force
+        )
+        move(e0, m, state, active, vehicles, world, actions, force, before)
+        settle(
+            e0, m, state, active, vehicles, world, before, agent_index, draws, results, env_results
+        )
+        observe_rows(all_envs[e0 : e0 + m], state, vehicles, world, agent_index, obs)
+
+
+@kernel
+def distances(state, vehicles, agent_index, out):
+    """Distance from each learned agent to its nearest opponent in the game into ``out``
+    ``(E, k)`` (``inf`` when none is left)."""
+    for e in range(state.position.shape[0]):
+        for a in range(agent_index.shape[0]):
+            i = agent_index[a]
+            out[e, a] = nearest_of(state.position, state.alive, vehicles, e, i, True)[1]
+
+
+@kernel
+def decode_observations(obs, state, vehicles, worlds):
+    """The inverse of :func:`observe_env` for agent 0: rebuild, from each row of ``obs``
+    ``(E, obs_dim)``, the world-frame state that observation shows, into ``state`` (vehicle
+    0 the observer, then one vehicle per teammate slot, then one per opponent slot; empty
+    slots leave the game). Used by the classic baselines, which act from observations.
+
+    The wall offsets fix the observer's pose: east minus west offset is the world x axis
+    seen from the agent (times ``arena_size``), north minus south the y axis, and the mean
+    of each opposite pair is minus the agent's position. Observed vehicles' headings follow
+    their velocities (the observation carries no heading)."""
+    world = worlds[0]
+    arena, diag = world.arena_size, world.diagonal
+    pos, vel, head, alive = state.position, state.velocity, state.heading, state.alive
+    n = pos.shape[1]
+    for e in range(obs.shape[0]):
+        wx, wy = obs[e, 2] * arena, obs[e, 3] * arena
+        ex, ey = obs[e, 4] * arena, obs[e, 5] * arena
+        sx, sy = obs[e, 6] * arena, obs[e, 7] * arena
+        nx, ny = obs[e, 8] * arena, obs[e, 9] * arena
+        # World x axis in the agent's frame is (hx, -hy); world y axis is (hy, hx).
+        hx = (ex - wx) + (ny - sy)
+        hy = -(ey - wy) + (nx - sx)
+        hn = length(hx, hy)
+        hx, hy = (hx / hn, hy / hn) if hn > 0.0 else (1.0, 0.0)
+        head[e, 0, 0] = hx
+        head[e, 0, 1] = hy
+        west = to_world(wx, wy, hx, hy)[0]
+        east = to_world(ex, ey, hx, hy)[0]
+        south = to_world(sx, sy, hx, hy)[1]
+        north = to_world(nx, ny, hx, hy)[1]
+        px = -(west + east) / 2.0
+        py = -(south + north) / 2.0
+        pos[e, 0, 0] = px
+        pos[e, 0, 1] = py
+        ms = vehicles[0].max_speed
+        vx, vy = to_world(obs[e, 0] * ms, obs[e, 1] * ms, hx, hy)
+        vel[e, 0, 0] = vx
+        vel[e, 0, 1] = vy
+        alive[e, 0] = True
+        scale = vehicles[0].speed_scale
+        for j in range(1, n):
+            at = SELF_FEATURES + OTHER_FEATURES * (j - 1)
+            alive[e, j] = obs[e, at + 4] > 0.5
+            rx, ry = to_world(obs[e, at] * diag, obs[e, at + 1] * diag, hx, hy)
+            pos[e, j, 0] = px + rx
+            pos[e, j, 1] = py + ry
+            ux, uy = to_world(obs[e, at + 2] * scale, obs[e, at + 3] * scale, hx, hy)
+            vel[e, j, 0] = vx + ux
+            vel[e, j, 1] = vy + uy
+            speed = length(vel[e, j, 0], vel[e, j, 1])
+            if speed > MIN_HEADING_SPEED:
+                head[e, j, 0] = vel[e, j, 0] / speed
+                head[e, j, 1] = vel[e, j, 1] / speed
+            else:
+                head[e, j, 0] = hx
+                head[e, j, 1] = hy
+
+
+@kernel
+def forces_of(state, active, vehicles, behaviors, strategies, worlds, force):
+    """Combined strategy forces ``force[e, i]`` of every scripted vehicle of every active
+    environment (the first stage of :func:`step`, on its own)."""
+    world = worlds[0]
+    num_envs = state.position.shape[0]
+    scratch = np.zeros((num_envs, 6))
+    scripted_forces(
+        0, num_envs, state, active, vehicles, behaviors, strategies, world, scratch, force
+    )

@@ -1,0 +1,106 @@
+"""Pursuit-v0 and Evasion-v0: their classic strategies and registry entries.
+
+The scripted strategies are Reynolds' behaviours combined by Buckland's prioritized
+truncated running sum, all parameters from the task config:
+
+* **classic evader**: wall avoidance, evade the nearest pursuer (with prediction, ignored
+  beyond ``threat_range``) and, only while unthreatened, wander;
+* **classic pursuer**: wall avoidance, separation from the other pursuers, pursuit of the
+  nearest evader with prediction;
+* **naive pursuer**: wall avoidance, then seek the nearest evader's current position.
+
+The envs' scripted opponents run these strategies, and so do the baselines of
+:mod:`agents.scripted` (from their observations): one definition for both.
+"""
+
+from __future__ import annotations
+
+from steer_env.engine.strategy import Behavior, Strategy
+from steer_env.tasks import Task, register_task
+from steer_env.tasks.config import TaskConfig
+
+
+def classic_evader(cfg: TaskConfig) -> Strategy:
+    """Wall avoidance, evade, and wander while unthreatened (prioritized)."""
+    return Strategy(
+        [
+            Behavior("wall_avoidance", cfg.wall_weight, feeler_length=cfg.feeler_length),
+            Behavior(
+                "evade",
+                cfg.evade_weight,
+                threat_range=cfg.threat_range,
+                prediction_time=cfg.max_prediction_time,
+            ),
+            Behavior(
+                "wander",
+                cfg.wander_weight,
+                wander_radius=cfg.wander_radius,
+                wander_distance=cfg.wander_distance,
+                wander_jitter=cfg.wander_jitter,
+                active_beyond=cfg.threat_range,
+            ),
+        ],
+        combination="prioritized",
+        name="classic evader",
+    )
+
+
+def classic_pursuer(cfg: TaskConfig) -> Strategy:
+    """Wall avoidance, separation from teammates, pursuit with prediction (prioritized)."""
+    return Strategy(
+        [
+            Behavior("wall_avoidance", cfg.wall_weight, feeler_length=cfg.feeler_length),
+            Behavior(
+                "separation",
+                cfg.separation_weight,
+                target="teammates",
+                neighbor_radius=cfg.separation_radius,
+            ),
+            Behavior("pursuit", cfg.pursuit_weight, prediction_time=cfg.max_prediction_time),
+        ],
+        combination="prioritized",
+        name="classic pursuer",
+    )
+
+
+def naive_pursuer(cfg: TaskConfig) -> Strategy:
+    """Wall avoidance, then seek the nearest evader's current position (no prediction)."""
+    return Strategy(
+        [
+            Behavior("wall_avoidance", cfg.wall_weight, feeler_length=cfg.feeler_length),
+            Behavior("seek", cfg.pursuit_weight),
+        ],
+        combination="prioritized",
+        name="naive pursuer",
+    )
+
+
+PURSUIT = register_task(
+    Task(
+        name="pursuit",
+        env_id="steer_env/Pursuit-v0",
+        learned_team="pursuer",
+        default_config=TaskConfig(n_opponents=1, opponent_max_force=10.0),
+        opponent_strategy=classic_evader,
+        baselines={"classic": classic_pursuer, "naive": naive_pursuer},
+        success="capture",
+        description="a learned pursuer chases a scripted classic evader",
+        entry_point="steer_env.envs.pursuit:PursuitEnv",
+        vector_entry_point="steer_env.envs.vector:make_pursuit_vector",
+    )
+)
+
+EVASION = register_task(
+    Task(
+        name="evasion",
+        env_id="steer_env/Evasion-v0",
+        learned_team="evader",
+        default_config=TaskConfig(n_opponents=2),
+        opponent_strategy=classic_pursuer,
+        baselines={"classic": classic_evader},
+        success="escape",
+        description="a learned evader flees two scripted classic pursuers",
+        entry_point="steer_env.envs.evasion:EvasionEnv",
+        vector_entry_point="steer_env.envs.vector:make_evasion_vector",
+    )
+)
