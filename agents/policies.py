@@ -310,18 +310,17 @@ def agent_label(name: str, env_id: str, policy: Any = None) -> str:
 
 
 def make_scripted(name: str, env: Any, seed: int | None = 0) -> Any:
-    """The scripted policy ``name`` (``classic``/``naive`` or a long name) for ``env`` (a
-    steer_env single or native vector env); ``seed`` drives the classic evader's wander."""
-    from agents import scripted
+    """The scripted policy ``name`` (``classic``/``naive`` or a long name) for the task of
+    ``env`` (a steer_env single or native vector env, possibly wrapped), configured like it;
+    ``seed`` drives the classic evader's wander. It acts from observations only."""
+    from agents.scripted import ScriptedPolicy
 
     base = getattr(env, "unwrapped", env)
-    env_id = ENV_IDS[0] if base.sim.agent_role == "pursuer" else ENV_IDS[1]
-    short = canonical_agent(name, env_id)
+    task = base.task
+    short = canonical_agent(name, task.env_id)
     if short == "learned":
         raise UsageError("'learned' is not a scripted agent")
-    if env_id == ENV_IDS[1]:
-        return scripted.ClassicEvader(env, rng=seed)
-    return scripted.ClassicPursuer(env) if short == "classic" else scripted.NaivePursuer(env)
+    return ScriptedPolicy(task, short, base.config, seed=seed)
 
 
 def make_policy(

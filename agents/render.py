@@ -95,7 +95,7 @@ def play_episode(
             if getattr(renderer, "quit_requested", False):
                 break
         cfg = env.unwrapped.config
-        role = env.unwrapped.sim.agent_role
+        role = env.unwrapped.agent_role
     finally:
         env.close()
     return Episode(

@@ -30,7 +30,7 @@ def n_vehicles(env_id: str) -> int:
     import steer_env  # noqa: F401
 
     env = gym.make(env_id)
-    n = env.unwrapped.sim.n_vehicles
+    n = env.unwrapped.batch.n_vehicles
     env.close()
     return n
 
@@ -181,8 +181,7 @@ def memory_child(env_id: str, num_envs: int, steps: int) -> dict[str, Any]:
     tracemalloc.stop()
     rss1 = _rss_bytes()
     hwm = _peak_rss_bytes()
-    sim = venv.unwrapped.sim
-    state = sum(a.nbytes for a in (sim._state, sim._counts, sim._rng, sim._potential))
+    state = sum(a.nbytes for a in venv.unwrapped.batch.state)
     return {
         "tracemalloc_peak_bytes": traced_peak,
         "rss_delta_bytes": rss1 - rss0,

@@ -603,3 +603,52 @@ class Trails:
         if self._buf is None:
             return np.empty((0, 0, 2))
         return self._buf[self._order()].copy()
+
+
+def tile_frames(frames: Sequence[np.ndarray]) -> np.ndarray:
+    """``(H, W, 3)`` frames of equal size tiled row by row in a near-square grid (blank
+    cells black): one picture of many environments."""
+    count = len(frames)
+    cols = math.ceil(math.sqrt(count))
+    rows = math.ceil(count / cols)
+    h, w, c = frames[0].shape
+    out = np.zeros((rows * h, cols * w, c), dtype=np.uint8)
+    for k, frame in enumerate(frames):
+        r, q = divmod(k, cols)
+        out[r * h : (r + 1) * h, q * w : (q + 1) * w] = frame
+    return out
+
+
+class FrameWindow:
+    """A pygame window that shows ready-made ``(H, W, 3)`` frames at ``fps`` (the vector
+    env's ``"human"`` mode shows its tiled environments with it)."""
+
+    def __init__(self, title: str = "steer-env", fps: float = 30) -> None:
+        self._pg = _import_pygame()
+        self.title = title
+        self.fps = fps
+        self._window: Any = None
+        self._clock: Any = None
+        self.quit_requested = False
+
+    def show(self, frame: np.ndarray) -> None:
+        """Display ``frame`` (the window opens, or resizes, to fit it)."""
+        pg = self._pg
+        h, w = frame.shape[:2]
+        if self._window is None or self._window.get_size() != (w, h):
+            pg.display.init()
+            self._window = pg.display.set_mode((w, h))
+            pg.display.set_caption(self.title)
+            self._clock = pg.time.Clock()
+        for event in pg.event.get():
+            if event.type == pg.QUIT:
+                self.quit_requested = True
+        pg.surfarray.blit_array(self._window, np.transpose(frame, (1, 0, 2)))
+        pg.display.flip()
+        self._clock.tick(self.fps)
+
+    def close(self) -> None:
+        """Close the window (idempotent)."""
+        if self._window is not None:
+            self._window = None
+            self._pg.display.quit()

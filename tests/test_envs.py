@@ -57,19 +57,25 @@ def test_sb3_env_checker_passes_without_warnings(env_id):
 
 
 @pytest.mark.parametrize("env_id", IDS)
-def test_registered_limit_equals_env_time_limit(env_id):
+def test_no_time_limit_wrapper_is_registered(env_id):
+    """The env ends its episodes itself at time_limit; Gymnasium adds no TimeLimit."""
     env = gym.make(env_id)
-    assert env.spec.max_episode_steps == env.unwrapped.config.time_limit == 100
+    assert env.spec.max_episode_steps is None
+    assert env.unwrapped.config.time_limit == 100
+    wrapper = env
+    while isinstance(wrapper, gym.Wrapper):
+        assert not isinstance(wrapper, gym.wrappers.TimeLimit)
+        wrapper = wrapper.env
 
 
-def test_time_out_truncates_exactly_at_the_limit():
+def test_time_limit_terminates_exactly_at_the_limit():
     # A pursuer applying no force never reaches an evader that starts 6+ m away and flees.
     env = gym.make("steer_env/Pursuit-v0")
     env.reset(seed=0)
     for step in range(1, 101):
         _, _, term, trunc, _ = env.step(np.zeros(2, dtype=np.float32))
-        assert not term
-        assert trunc == (step == 100)
+        assert not trunc
+        assert term == (step == 100)
 
 
 def test_make_with_module_prefix_in_fresh_process():
@@ -77,7 +83,7 @@ def test_make_with_module_prefix_in_fresh_process():
         "import gymnasium as gym\n"
         "env = gym.make('steer_env:steer_env/Pursuit-v0')\n"
         "obs, _ = env.reset(seed=1)\n"
-        "print(obs.shape, env.spec.max_episode_steps)\n"
+        "print(obs.shape, env.unwrapped.config.time_limit)\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "(16,) 100"
@@ -113,8 +119,8 @@ def test_unseeded_reset_keys_the_episode_from_np_random():
 def test_heading_follows_the_velocity_along_a_wall():
     env = gym.make("steer_env/Pursuit-v0")
     env.reset(seed=0)
-    sim = env.unwrapped.sim
-    limit = sim.cfg.half_size - sim.radius[0]
+    sim = env.unwrapped.batch.state
+    limit = env.unwrapped.config.half_size - env.unwrapped.radii[0]
     sim.position[0, 0] = [limit - 0.01, 0.0]
     sim.velocity[0, 0] = [2.0, 2.0]
     sim.heading[0, 0] = [np.sqrt(0.5), np.sqrt(0.5)]
@@ -212,7 +218,7 @@ def test_speed_limits_and_arena_bounds_hold_over_long_random_rollouts(env_id):
 
 
 def _place(env, agent_xy, opponent_xy):
-    sim = env.unwrapped.sim
+    sim = env.unwrapped.batch.state
     sim.position[0, 0] = agent_xy
     sim.position[0, 1:] = opponent_xy
     sim.velocity[0] = 0.0
@@ -238,7 +244,7 @@ def test_capture_is_detected_along_the_step_not_only_at_its_end():
         opponent_max_force=1e-6,
     )
     env.reset(seed=0)
-    sim = env.unwrapped.sim
+    sim = env.unwrapped.batch.state
     # Head-on at a closing speed of 6 m/s: 0.5 m apart before the step, 0.1 m apart (on the
     # other side) after it; only a check along the step sees them pass through each other.
     sim.position[0] = [[-0.25, 0.0], [0.25, 0.0]]
@@ -250,8 +256,8 @@ def test_capture_is_detected_along_the_step_not_only_at_its_end():
     assert term and reward == 1.0
 
 
-def test_pursuit_timeout_truncates_without_success():
-    env = gym.make("steer_env/Pursuit-v0", time_limit=20, max_episode_steps=20)
+def test_pursuit_time_limit_terminates_without_success():
+    env = gym.make("steer_env/Pursuit-v0", time_limit=20)
     env.reset(seed=0)
     base = env.unwrapped
     assert np.linalg.norm(base.positions[1] - base.positions[0]) >= base.config.min_start_distance
@@ -259,7 +265,8 @@ def test_pursuit_timeout_truncates_without_success():
         _, _reward, term, trunc, info = env.step(np.zeros(2, dtype=np.float32))
         if t < 19:
             assert not (term or trunc)
-    assert trunc and not term
+    # The time limit is part of the task (observed, and the end of it): a termination.
+    assert term and not trunc
     assert info["is_success"] is False
     assert info["capture_step"] == -1
 
@@ -275,13 +282,13 @@ def test_evasion_capture_gives_minus_one_and_no_success():
 
 
 def test_evasion_survival_earns_plus_one_on_the_last_step():
-    env = gym.make("steer_env/Evasion-v0", reward_shaping=False, time_limit=5, max_episode_steps=5)
+    env = gym.make("steer_env/Evasion-v0", reward_shaping=False, time_limit=5)
     env.reset(seed=0)
     rewards = []
     for _ in range(5):
         _, reward, term, trunc, info = env.step(np.zeros(2, dtype=np.float32))
         rewards.append(reward)
-    assert trunc and not term
+    assert term and not trunc
     assert rewards == [0.0, 0.0, 0.0, 0.0, 1.0]
     assert info["reward_terms"]["escape"] == 1.0
     assert info["is_success"] is True and info["capture_step"] == -1
@@ -306,6 +313,67 @@ def test_shaping_is_potential_based(env_id, sign):
             break
 
 
+@pytest.mark.parametrize("env_id", IDS)
+@pytest.mark.parametrize("seed", [0, 1, 2, 3])
+def test_shaping_changes_every_return_by_a_constant_of_the_start_state(env_id, seed):
+    """Ng et al.'s invariance, exactly: with the learner's discount equal to
+    ``shaping_gamma`` and a zero potential at every terminal state (capture or time
+    limit), an episode's shaped return is its unshaped return minus phi(s_0), whatever the
+    policy did."""
+    gamma = 0.97
+    returns = []
+    for shaping in (True, False):
+        env = gym.make(env_id, shaping_gamma=gamma, reward_shaping=shaping, time_limit=60)
+        _, info = env.reset(seed=seed)
+        start_distance = info["distance"]
+        rng = np.random.default_rng(seed)
+        total, discount = 0.0, 1.0
+        while True:
+            _, reward, term, trunc, _ = env.step(rng.uniform(-1, 1, 2).astype(np.float32))
+            total += discount * reward
+            discount *= gamma
+            if term or trunc:
+                break
+        returns.append(total)
+    sign = -1.0 if env_id == IDS[0] else 1.0
+    phi0 = sign * start_distance / env.unwrapped.config.diagonal
+    assert returns[0] - returns[1] == pytest.approx(-phi0, abs=1e-12)
+
+
+def test_one_episode_length_knob_on_every_path():
+    """time_limit and Gymnasium's max_episode_steps are one knob: every path honours either,
+    and two that disagree are an error."""
+    import gymnasium as gym
+
+    def length(env):
+        env.reset(seed=0)
+        steps = 0
+        while True:
+            steps += 1
+            _, _, term, trunc, _ = env.step(np.zeros(2, dtype=np.float32))
+            if term or trunc:
+                return steps
+
+    def vec_length(venv):
+        venv.reset(seed=0)
+        for steps in range(1, 1000):
+            _, _, term, trunc, _ = venv.step(np.zeros((1, 2), dtype=np.float32))
+            if term[0] or trunc[0]:
+                return steps
+
+    pid = "steer_env/Pursuit-v0"
+    far = {"capture_radius": 0.01, "opponent_max_speed": 0.01, "agent_max_speed": 0.01}
+    assert length(gym.make(pid, **far)) == 100
+    assert length(gym.make(pid, time_limit=150, **far)) == 150
+    assert length(gym.make(pid, max_episode_steps=130, **far)) == 130
+    assert length(gym.make(pid, max_episode_steps=120, time_limit=120, **far)) == 120
+    with pytest.raises(ValueError, match="max_episode_steps=200"):
+        gym.make(pid, max_episode_steps=200, time_limit=100, **far).reset(seed=0)
+    assert vec_length(gym.make_vec(pid, 1, max_episode_steps=140, **far)) == 140
+    sync = gym.make_vec(pid, 1, vectorization_mode="sync", max_episode_steps=140, **far)
+    assert vec_length(sync) == 140
+
+
 def test_shaping_off_gives_sparse_reward():
     env = gym.make("steer_env/Pursuit-v0", reward_shaping=False)
     env.reset(seed=0)
@@ -320,7 +388,7 @@ def test_shaping_off_gives_sparse_reward():
     "kwargs,fragment",
     [
         ({"capture_radiuss": 1.0}, "unknown argument(s) 'capture_radiuss'"),
-        ({"capture_radius": -1.0}, "capture_radius must be a number in (0, inf)"),
+        ({"capture_radius": -1.0}, "capture_radius must be a number in (0, 10000]"),
         ({"dt": 0.0}, "dt must be a number in (0, 1]"),
         ({"n_opponents": 0}, "n_opponents must be an integer in [1, 32]"),
         ({"n_opponents": 1.5}, "n_opponents must be an integer"),
@@ -332,6 +400,13 @@ def test_shaping_off_gives_sparse_reward():
         ({"min_start_distance": 0.5}, "min_start_distance must exceed capture_radius"),
         ({"n_opponents": float("inf")}, "n_opponents must be an integer in [1, 32], got inf"),
         ({"dt": float("nan")}, "dt must be a number in (0, 1], got nan"),
+        ({"dt": 10**400}, "dt must be a number in (0, 1], got 1000"),
+        ({"agent_mass": 5e-324}, "agent_mass must be a number in [0.001, 1e+06]"),
+        ({"opponent_mass": 1e-300}, "opponent_mass must be a number in [0.001, 1e+06]"),
+        ({"agent_max_force": 1e300}, "agent_max_force must be a number in (0, 1e+06]"),
+        ({"opponent_max_speed": 1e308}, "opponent_max_speed must be a number in (0, 1000]"),
+        ({"wall_weight": 1e308}, "wall_weight must be a number in [0, 1e+06]"),
+        ({"wander_radius": 1e308}, "wander_radius must be a number in (0, 10000]"),
     ],
 )
 def test_bad_configuration_raises_value_error_naming_the_argument(kwargs, fragment):

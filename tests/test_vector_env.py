@@ -22,7 +22,7 @@ def test_make_vec_uses_the_native_batched_env(env_id):
     obs, _ = venv.reset(seed=0)
     assert obs.shape == (5, venv.single_observation_space.shape[0])
     assert obs.dtype == np.float32
-    assert venv.unwrapped.config.time_limit == gym.spec(env_id).max_episode_steps
+    assert venv.unwrapped.config.time_limit == 100
 
 
 @pytest.mark.parametrize("env_id", IDS)
@@ -31,24 +31,28 @@ def test_vector_env_reproduces_single_envs_seeded_the_same_way(env_id):
     n, steps, seed = 6, 260, 17
     rng = np.random.default_rng(0)
     actions = rng.uniform(-1, 1, size=(steps, n, 2)).astype(np.float32)
-    # Short episodes and a large capture radius: every env ends by capture and by time-out.
+    # Short episodes and a large capture radius: every env ends by capture and by time limit.
     kwargs = {"time_limit": 40, "capture_radius": 3.5, "min_start_distance": 4.0}
 
     venv = gym.make_vec(env_id, num_envs=n, **kwargs)
     v_obs = [venv.reset(seed=seed)[0]]
     v_rew, v_term, v_trunc = [], [], []
+    capture_steps = []
     for t in range(steps):
-        o, r, te, tr, _ = venv.step(actions[t])
+        o, r, te, tr, info = venv.step(actions[t])
+        if "capture_step" in info:
+            capture_steps.extend(info["capture_step"][info["_capture_step"]].tolist())
         v_obs.append(o)
         v_rew.append(r)
         v_term.append(te)
         v_trunc.append(tr)
     v_obs, v_rew = np.array(v_obs), np.array(v_rew)
     v_term, v_trunc = np.array(v_term), np.array(v_trunc)
-    assert v_term.any() and v_trunc.any()
+    assert v_term.any() and not v_trunc.any()
+    assert min(capture_steps) == -1 and max(capture_steps) > 0  # time limits and captures
 
     for i in range(n):
-        env = gym.make(env_id, max_episode_steps=40, **kwargs)
+        env = gym.make(env_id, **kwargs)
         obs, _ = env.reset(seed=seed + i)
         np.testing.assert_array_equal(obs, v_obs[0, i])
         needs_reset = False
@@ -68,7 +72,7 @@ def test_vector_env_reproduces_single_envs_seeded_the_same_way(env_id):
 
 def test_final_step_infos_follow_the_vector_convention():
     venv = gym.make_vec(
-        "steer_env/Evasion-v0", num_envs=3, time_limit=5, max_episode_steps=5, reward_shaping=False
+        "steer_env/Evasion-v0", num_envs=3, time_limit=5, reward_shaping=False
     )
     venv.reset(seed=0)
     zeros = np.zeros((3, 2), dtype=np.float32)
@@ -76,18 +80,17 @@ def test_final_step_infos_follow_the_vector_convention():
         _, _, term, trunc, info = venv.step(zeros)
         assert "is_success" not in info or not info["_is_success"].any()
     _, reward, term, trunc, info = venv.step(zeros)
-    done = term | trunc
-    assert done.all()
-    np.testing.assert_array_equal(info["_is_success"], done)
-    # Survivors (truncated) escaped: success and +1; the caught ones got -1.
-    np.testing.assert_array_equal(info["is_success"], trunc)
-    np.testing.assert_array_equal(reward, np.where(trunc, 1.0, -1.0))
-    np.testing.assert_array_equal(info["capture_step"] >= 0, term)
+    assert term.all() and not trunc.any()  # the time limit is a termination
+    np.testing.assert_array_equal(info["_is_success"], term)
+    # Survivors escaped: success and +1; the caught ones got -1.
+    caught = info["capture_step"] >= 0
+    np.testing.assert_array_equal(info["is_success"], ~caught)
+    np.testing.assert_array_equal(reward, np.where(caught, -1.0, 1.0))
     # Next step: autoreset, reward 0, not done.
     _obs, reward, term, trunc, info = venv.step(zeros)
     assert not (term | trunc).any()
     np.testing.assert_array_equal(reward, 0.0)
-    assert np.all(venv.unwrapped.sim.steps == 0)
+    assert np.all(venv.unwrapped.batch.state.steps == 0)
 
 
 def test_gymnasium_sync_vector_env_batches_every_info():
@@ -98,7 +101,6 @@ def test_gymnasium_sync_vector_env_batches_every_info():
         num_envs=8,
         vectorization_mode="sync",
         time_limit=30,
-        max_episode_steps=30,
         capture_radius=3.0,
         min_start_distance=3.5,
     )
@@ -109,8 +111,8 @@ def test_gymnasium_sync_vector_env_batches_every_info():
         _, _, term, _, info = venv.step(rng.uniform(-1, 1, (8, 2)).astype(np.float32))
         if "capture_step" in info:
             done = info["_capture_step"]
-            np.testing.assert_array_equal(info["capture_step"][done] >= 0, term[done])
-            mixed |= bool(term[done].any() and (~term[done]).any())
+            caught = info["capture_step"][done] >= 0
+            mixed |= bool(caught.any() and (~caught).any())
     assert mixed
 
 
@@ -119,10 +121,10 @@ def test_reset_mask_resets_only_selected_envs():
     venv.reset(seed=1)
     for _ in range(3):
         venv.step(np.ones((4, 2), dtype=np.float32))
-    before = venv.unwrapped.sim.position.copy()
+    before = venv.unwrapped.batch.state.position.copy()
     mask = np.array([True, False, True, False])
     venv.reset(options={"reset_mask": mask})
-    sim = venv.unwrapped.sim
+    sim = venv.unwrapped.batch.state
     np.testing.assert_array_equal(sim.steps, [0, 3, 0, 3])
     np.testing.assert_array_equal(sim.position[~mask], before[~mask])
     assert not np.allclose(sim.position[mask], before[mask])
@@ -139,9 +141,9 @@ def test_vector_bad_input():
     with pytest.raises(ResetNeeded):
         venv.step(np.zeros((2, 2), dtype=np.float32))
     venv.reset(seed=0)
-    with pytest.raises(ValueError, match=r"action must have shape \(2, 2\)"):
+    with pytest.raises(ValueError, match=r"actions must have shape \(2, 2\)"):
         venv.step(np.zeros(2, dtype=np.float32))
-    with pytest.raises(ValueError, match="action must be finite"):
+    with pytest.raises(ValueError, match="actions must be finite"):
         venv.step(np.array([[0.0, np.nan], [0.0, 0.0]]))
     with pytest.raises(ValueError, match="seed must be an int or a list of 2 seeds"):
         venv.reset(seed=[1, 2, 3])
@@ -150,14 +152,15 @@ def test_vector_bad_input():
 def test_vector_invariants_over_random_rollout():
     venv = gym.make_vec("steer_env/Evasion-v0", num_envs=64)
     venv.reset(seed=3)
-    sim = venv.unwrapped.sim
+    sim = venv.unwrapped.batch.state
+    limits = venv.unwrapped.batch.vehicles
     rng = np.random.default_rng(0)
-    half = sim.cfg.half_size
+    half = venv.unwrapped.config.half_size
     for _ in range(300):
         venv.step(np.sign(rng.normal(size=(64, 2))).astype(np.float32))
         speed = np.linalg.norm(sim.velocity, axis=-1)
-        assert np.all(speed <= sim.max_speed * (1 + 1e-12))
-        assert np.all(np.abs(sim.position) <= half - sim.radius[:, None] + 1e-12)
+        assert np.all(speed <= limits["max_speed"] * (1 + 1e-12))
+        assert np.all(np.abs(sim.position) <= half - limits["radius"][:, None] + 1e-12)
 
 
 # --------------------------------------------------------------------------- SB3 adapter
@@ -174,7 +177,7 @@ def test_sb3_adapter_matches_single_env_with_same_step_reset():
     actions = rng.uniform(-1, 1, size=(steps, n, 2)).astype(np.float32)
     singles = []
     for i in range(n):
-        env = gym.make("steer_env/Pursuit-v0", time_limit=30, max_episode_steps=30)
+        env = gym.make("steer_env/Pursuit-v0", time_limit=30)
         o, _ = env.reset(seed=5 + i)
         np.testing.assert_array_equal(o, obs[i])
         singles.append(env)

@@ -258,7 +258,22 @@ class Batch:
         self._every = np.ones(self.num_envs, dtype=np.bool_)
         self._results = np.zeros((self.num_envs, self.n_agents), dtype=layout.AGENT_RESULT)
         self._env_results = np.zeros(self.num_envs, dtype=layout.ENV_RESULT)
-        self._step_entry = None
+        self._entries: dict[str, object] = {}
+
+    def __getstate__(self) -> dict:
+        # Compiled entry points cannot be pickled; a copy finds its own on first use.
+        state = self.__dict__.copy()
+        state["_entries"] = {}
+        return state
+
+    def _call(self, name: str, args: tuple) -> None:
+        """Run the compiled entry point ``name`` of :mod:`steer_env.engine.step` (see
+        :func:`_fast`: the batch keeps every argument's type fixed)."""
+        entry = self._entries.get(name)
+        if entry is None:
+            self._entries[name] = _fast(getattr(_step_module(), name), args)
+        else:
+            entry(*args)
 
     # ------------------------------------------------------------------ views
     @property
@@ -281,7 +296,7 @@ class Batch:
         random streams restart from those keys (a seeded reset); otherwise they go on.
         Returns the observations ``(E, k, obs_dim)`` (into ``out`` when given; rows of
         other environments are left as they are)."""
-        envs = self._all if envs is None else np.asarray(envs, dtype=np.int64).reshape(-1)
+        envs = self._all if envs is None else np.ascontiguousarray(envs, dtype=np.int64).reshape(-1)
         if out is None:
             out = np.zeros((self.num_envs, self.n_agents, self.obs_dim), dtype=np.float32)
         if envs.size == 0:
@@ -289,15 +304,18 @@ class Batch:
         if keys is not None:
             self.state.key[envs] = keys
             self.state.counter[envs] = 0
-        _step_module().reset(
-            self.state,
-            self.vehicles,
-            self._behaviors,
-            self._strategy_info,
-            self._world,
-            self.agent_index,
-            envs,
-            out,
+        self._call(
+            "reset",
+            (
+                self.state,
+                self.vehicles,
+                self._behaviors,
+                self._strategy_info,
+                self._world,
+                self.agent_index,
+                envs,
+                out,
+            ),
         )
         return out
 
@@ -331,10 +349,7 @@ class Batch:
             env_results,
             obs,
         )
-        if self._step_entry is None:
-            self._step_entry = _fast(_step_module().step, args)
-        else:
-            self._step_entry(*args)
+        self._call("step", args)
         return StepResult(results, env_results, obs)
 
     def observe(
@@ -342,10 +357,10 @@ class Batch:
     ) -> NDArray[np.float32]:
         """Observations ``(E, k, obs_dim)`` of the current state (rows ``envs`` only, into
         ``out`` when given)."""
-        envs = self._all if envs is None else np.asarray(envs, dtype=np.int64).reshape(-1)
+        envs = self._all if envs is None else np.ascontiguousarray(envs, dtype=np.int64).reshape(-1)
         if out is None:
             out = np.zeros((self.num_envs, self.n_agents, self.obs_dim), dtype=np.float32)
-        _step_module().observe(self.state, self.vehicles, self._world, self.agent_index, envs, out)
+        self._call("observe", (self.state, self.vehicles, self._world, self.agent_index, envs, out))
         return out
 
     def scripted_forces(self) -> Array:
@@ -388,5 +403,5 @@ class Batch:
         """``(E, k)`` distance from each learned agent to its nearest opponent in the game, m
         (``inf`` when none is left)."""
         out = np.empty((self.num_envs, self.n_agents))
-        _step_module().distances(self.state, self.vehicles, self.agent_index, out)
+        self._call("distances", (self.state, self.vehicles, self.agent_index, out))
         return out

@@ -48,6 +48,12 @@ def validate_actions(
     if isinstance(action, np.ndarray) and action.dtype.kind in "fiu":
         arr = action.astype(np.float64, copy=False)
     else:
+        if isinstance(action, list | tuple) and not all(
+            isinstance(x, numbers.Real) and not isinstance(x, bool)
+            for x in np.asarray(action, dtype=object).ravel().tolist()
+        ):
+            # numpy would turn None into NaN: name the real problem instead.
+            raise ValueError(f"{name} must be numbers of shape {shape}, got {action!r}")
         try:
             arr = np.asarray(action, dtype=np.float64)
         except (TypeError, ValueError) as exc:

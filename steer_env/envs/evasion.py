@@ -18,7 +18,8 @@ class EvasionEnv(SteerEnv):
     the pursuers use the classic behaviours (Reynolds 1999): pursuit of the evader with
     prediction, separation from each other, and wall avoidance, combined by Buckland's
     prioritized truncated running sum. Every vehicle moves by the same physics step
-    (:func:`steer_env.physics.integrate`); the walls stop any vehicle that reaches them.
+    (:func:`steer_env.physics.integrate`, run by the compiled engine); the walls stop any
+    vehicle that reaches them.
 
     Units: metres, seconds, kilograms, newtons. The arena is ``[-arena_size/2,
     arena_size/2]^2``; the agent's frame has x forward (along its heading) and y to its left.
@@ -59,9 +60,11 @@ class EvasionEnv(SteerEnv):
     * ``escape``: +1 on the last step when the agent survives ``time_limit`` steps.
     * ``shaping`` (when ``reward_shaping=True``): potential-based term
       ``shaping_gamma * phi(s') - phi(s)`` with ``phi = +shaping_scale * d / diagonal``,
-      ``d`` the distance to the nearest pursuer and ``phi = 0`` after capture (Ng, Harada and
-      Russell 1999): it speeds learning without changing the optimal policy when
-      ``shaping_gamma`` equals the learner's discount.
+      ``d`` the distance to the nearest pursuer and ``phi = 0`` in every terminal state
+      (capture or time limit), so an episode's shaped return is its unshaped return minus
+      ``phi(s_0)`` exactly (Ng, Harada and Russell 1999): it speeds learning without
+      changing the optimal policy when ``shaping_gamma`` equals the learner's discount
+      (``train.py`` sets it so).
 
     The terms are reported in ``info["reward_terms"]``.
 
@@ -74,11 +77,11 @@ class EvasionEnv(SteerEnv):
     ## Episode End
 
     * Termination: capture (``info["is_success"] = False``).
-    * Truncation: ``time_limit`` steps (default 100, i.e. 10 s) have passed. Without a
-      capture on that step this is an escape (``info["is_success"] = True``); a capture
-      on the very last step sets both flags, as Gymnasium's ``TimeLimit`` does. The
-      registered ``max_episode_steps`` equals ``time_limit``, so ``truncated`` always means
-      time ran out.
+    * Termination: ``time_limit`` steps (default 100, i.e. 10 s) have passed. The time limit
+      is part of the task (time is observed and the episode's end is known to the agent),
+      so it is reported as a termination, not a truncation: value bootstrapping stops there.
+      Without a capture on that step this is an escape (``info["is_success"] = True``).
+    * ``truncated`` is always ``False`` unless an outer wrapper cuts the episode.
 
     The final ``info`` also holds ``capture_step``: the step of capture, or ``-1`` when there
     was none (an int either way, so Gymnasium's ``SyncVectorEnv`` can batch it).
@@ -86,12 +89,40 @@ class EvasionEnv(SteerEnv):
     ## Arguments
 
     ``gym.make("steer_env/Evasion-v0", render_mode=None, **kwargs)`` accepts every field of
-    :class:`steer_env.envs.config.TaskConfig`, validated at construction (unknown names and
-    out-of-range values raise ``ValueError``). Defaults for this task: 2 pursuers;
-    agent max speed 3 m/s, max force 6 N, mass 1 kg; pursuer max speed 3 m/s, max force 6 N;
-    arena 25 m; dt 0.1 s; time limit 100 steps; capture radius 0.8 m. To change the episode
-    length pass both
-    ``time_limit=N`` and ``max_episode_steps=N`` to ``gym.make``.
+    :class:`steer_env.tasks.config.TaskConfig`, validated at construction: unknown names and
+    values outside these ranges raise ``ValueError`` naming the argument. The ranges are
+    physical bounds within which every configuration simulates with finite state.
+
+    | Argument | Accepted | Pursuit-v0 / Evasion-v0 default |
+    |---|---|---|
+    | ``n_opponents`` | integer in [1, 32] | 1 evader / 2 pursuers |
+    | ``arena_size`` | [2, 10^4] m | 25 |
+    | ``dt`` | (0, 1] s | 0.1 |
+    | ``time_limit`` | integer in [1, 10^7] steps | 100 |
+    | ``capture_radius`` | (0, arena_size / 2) m | 0.8 |
+    | ``min_start_distance`` | (capture_radius, arena_size - 2 vehicle_radius) m | 6 |
+    | ``vehicle_radius`` | (0, arena_size / 4) m | 0.3 |
+    | ``agent_max_speed``, ``opponent_max_speed`` | (0, 1000] m/s | 3, 3 |
+    | ``agent_max_force``, ``opponent_max_force`` | (0, 10^6] N | 6, 10 / 6, 6 |
+    | ``agent_mass``, ``opponent_mass`` | [0.001, 10^6] kg | 1, 1 |
+    | ``max_observed_opponents`` | integer in [0, 32]; 0 = n_opponents | 0 |
+    | ``reward_shaping`` | True / False | True |
+    | ``shaping_scale`` | [0, 10^6] | 1 |
+    | ``shaping_gamma`` | (0, 1]: set it to the learner's discount | 0.99 |
+    | ``wall_weight`` | [0, 10^6] | 3 |
+    | ``evade_weight``, ``wander_weight`` | [0, 10^6] | 1, 1 |
+    | ``pursuit_weight``, ``separation_weight`` | [0, 10^6] | 1, 1 |
+    | ``feeler_length`` | (0, arena_size / 2) m | 2 |
+    | ``threat_range`` | (0, 10^5] m | 8 |
+    | ``wander_radius`` | (0, 10^4] m | 1 |
+    | ``wander_distance`` | [0, 10^4] m | 2 |
+    | ``wander_jitter`` | [0, 10^6] m/s | 8 |
+    | ``separation_radius`` | (0, 10^5] m | 3 |
+    | ``max_prediction_time`` | (0, 10^6] s | 3 |
+
+    The episode length has one knob: ``time_limit``. ``gym.make(..., max_episode_steps=N)``
+    and ``gym.make_vec(..., max_episode_steps=N)`` set it too; giving both with different
+    values raises ``ValueError``.
 
     ``render_mode``: ``"human"`` (a pygame window at 10 fps) or ``"rgb_array"`` (an
     ``(H, W, 3)`` uint8 frame, headless), both needing ``pip install "steer-env[render]"``.

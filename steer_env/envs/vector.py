@@ -4,7 +4,7 @@ One :class:`~steer_env.engine.batch.Batch` steps all ``N`` environments with one
 call (no Python loop over environments). Seeded with ``reset(seed=s)``, environment ``i``
 follows exactly the trajectory of ``gym.make(id).reset(seed=s + i)`` given the same
 actions. All three of Gymnasium's autoreset modes are supported
-(``gym.make_vec(..., vector_kwargs={"autoreset_mode": ...})`` or ``autoreset_mode=`` here):
+(``gym.make_vec(id, n, autoreset_mode=gym.vector.AutoresetMode.SAME_STEP)``):
 
 * ``NEXT_STEP`` (default): the step after an environment's episode ends resets it
   (ignoring its action) and returns its first observation with reward 0;
@@ -65,12 +65,14 @@ class SteerVectorEnv(VectorEnv):
     (``-1`` when there was no capture) on final steps only.
 
     The batched state is readable as ``batch`` (a :class:`Batch`: ``batch.state.position``
-    is ``(num_envs, n, 2)``). ``render()`` returns one frame per environment.
+    is ``(num_envs, n, 2)``). ``render_mode="rgb_array"``: ``render()`` returns one frame
+    per environment (what Gymnasium's vector ``RecordVideo`` and ``HumanRendering`` take);
+    ``"human"``: every environment is shown, tiled, in one window after each step.
     """
 
     metadata: dict[str, Any] = {  # noqa: RUF012 - Gymnasium reads a plain dict
         "autoreset_mode": AutoresetMode.NEXT_STEP,
-        "render_modes": ["rgb_array"],
+        "render_modes": ["rgb_array", "human"],
         "render_fps": RENDER_FPS,
     }
 
@@ -120,6 +122,7 @@ class SteerVectorEnv(VectorEnv):
         self._keyed = np.zeros(self.num_envs, dtype=bool)  # streams keyed by a reset
         self._renderers: dict[int, Any] = {}
         self._trails: dict[int, Any] = {}
+        self._window: Any = None
 
     @property
     def agent_role(self) -> str:
@@ -153,6 +156,8 @@ class SteerVectorEnv(VectorEnv):
         for i in envs.tolist():
             if i in self._trails:
                 self._trails[i].reset(self.batch.state.position[i])
+        if self.render_mode == "human":
+            self.render()
         every = np.ones(self.num_envs, dtype=bool)
         return obs[:, 0], {
             "distance": self.batch.nearest_opponent_distance()[:, 0],
@@ -206,6 +211,8 @@ class SteerVectorEnv(VectorEnv):
             self._ended = done
         for i, trails in self._trails.items():
             trails.push(self.batch.state.position[i])
+        if self.render_mode == "human":
+            self.render()
         return (
             obs,
             result.reward[:, 0],
@@ -239,7 +246,8 @@ class SteerVectorEnv(VectorEnv):
         return infos
 
     def render(self) -> tuple[NDArray[np.uint8], ...] | None:
-        """One ``(H, W, 3)`` frame per environment (as ``SyncVectorEnv`` returns them)."""
+        """One ``(H, W, 3)`` frame per environment (as ``SyncVectorEnv`` returns them); in
+        ``"human"`` mode, show them tiled in a window and return None."""
         if self.render_mode is None:
             return None
         from steer_env import rendering
@@ -250,13 +258,18 @@ class SteerVectorEnv(VectorEnv):
         for i in range(self.num_envs):
             if i not in self._renderers:
                 self._renderers[i] = rendering.Renderer(
-                    (-h, -h, h, h), render_mode=self.render_mode, fps=RENDER_FPS
+                    (-h, -h, h, h), render_mode="rgb_array", fps=RENDER_FPS
                 )
                 self._trails[i] = rendering.Trails(scene.TRAIL_LENGTH)
                 self._trails[i].reset(self.batch.state.position[i])
             frames.append(
                 scene.draw(self._renderers[i], self.batch, i, self._trails[i], self.config)
             )
+        if self.render_mode == "human":
+            if self._window is None:
+                self._window = rendering.FrameWindow(f"steer-env {self.task.env_id}", RENDER_FPS)
+            self._window.show(rendering.tile_frames(frames))
+            return None
         return tuple(frames)
 
     def close_extras(self, **kwargs: Any) -> None:
@@ -264,12 +277,16 @@ class SteerVectorEnv(VectorEnv):
             renderer.close()
         self._renderers.clear()
         self._trails.clear()
+        if self._window is not None:
+            self._window.close()
+            self._window = None
 
     def __getstate__(self) -> dict[str, Any]:
         # pygame surfaces cannot be pickled: copies render with renderers of their own.
         state = self.__dict__.copy()
         state["_renderers"] = {}
         state["_trails"] = {}
+        state["_window"] = None
         return state
 
 

@@ -1,0 +1,239 @@
+"""The engine: any number of learned agents, strategies as data, masks, and the library's
+formulas at work inside the compiled step."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from steer_env import behaviors, combine
+from steer_env.engine import layout
+from steer_env.engine.batch import Batch, VehicleSpec, World
+from steer_env.engine.strategy import Behavior, Strategy
+from steer_env.envs import streams
+from steer_env.tasks import get_task
+from steer_env.tasks.pursuit_evasion import classic_evader, classic_pursuer
+
+
+def _world(**changes):
+    values = dict(
+        dt=0.1,
+        arena_size=25.0,
+        capture_radius=0.8,
+        time_limit=200,
+        end_on_first_capture=False,
+        shaping=True,
+        shaping_scale=1.0,
+        shaping_gamma=0.99,
+        observed_teammates=2,
+        observed_opponents=1,
+        start_margin=0.3,
+        min_start_distance=8.0,
+    )
+    values.update(changes)
+    return World(**values)
+
+
+def _team_batch(num_envs=6, **world):
+    """Three learned pursuers against one scripted classic evader (1.3x faster)."""
+    cfg = get_task("pursuit").default_config
+    pursuer = VehicleSpec("pursuer", None, 1.0, 3.0, 6.0, 0.3)
+    evader = VehicleSpec("evader", classic_evader(cfg), 1.0, 3.9, 10.0, 0.3)
+    return Batch([pursuer, pursuer, pursuer, evader], _world(**world), num_envs)
+
+
+def _keys(n, start=0):
+    return streams.key_from_seed(np.arange(start, start + n, dtype=np.uint64))
+
+
+def test_several_learned_agents_have_their_own_actions_observations_and_rewards():
+    batch = _team_batch()
+    assert batch.n_agents == 3 and list(batch.agent_index) == [0, 1, 2]
+    obs = batch.reset(None, _keys(6))
+    assert obs.shape == (6, 3, 11 + 5 * 2 + 5 * 1)
+    # Teammate slots hold the two other pursuers, the opponent slot the evader.
+    np.testing.assert_array_equal(obs[:, :, 11 + 4], 1.0)
+    np.testing.assert_array_equal(obs[:, :, 16 + 4], 1.0)
+    np.testing.assert_array_equal(obs[:, :, 21 + 4], 1.0)
+    actions = np.zeros((6, 3, 2))
+    actions[:, 0] = (1.0, 0.0)  # only agent 0 accelerates
+    before = batch.state.velocity.copy()
+    result = batch.step(actions)
+    assert result.reward.shape == (6, 3) and result.observation.shape == obs.shape
+    moved = np.linalg.norm(batch.state.velocity - before, axis=-1)
+    assert np.all(moved[:, 0] > 0) and np.all(moved[:, 1:3] == 0)
+    # Every observation stays in the Box.
+    assert np.all(np.abs(result.observation) <= 1.0)
+
+
+def test_a_captured_evader_leaves_the_game_and_the_episode_ends_when_none_is_left():
+    batch = _team_batch(num_envs=2, end_on_first_capture=False)
+    batch.reset(None, _keys(2))
+    state = batch.state
+    # Env 0: pursuer 1 sits on the evader; env 1: nobody is close.
+    state.position[0] = [[-10, -10], [5.0, 5.0], [10, -10], [5.3, 5.0]]
+    state.position[1] = [[-10, -10], [0.0, 10.0], [10, -10], [5.0, 5.0]]
+    state.velocity[:] = 0.0
+    result = batch.step(np.zeros((2, 3, 2)))
+    assert result.done.tolist() == [True, False]
+    assert result.captures.tolist() == [1, 0]
+    assert not state.alive[0, 3] and state.alive[1, 3]
+    assert state.capture_step[0, 3] == 1
+    # The team capture reward goes to every pursuer.
+    np.testing.assert_array_equal(result.reward_capture[0], [1.0, 1.0, 1.0])
+    assert np.all(result.terminated[0]) and not np.any(result.terminated[1])
+
+
+def test_inactive_environments_are_left_exactly_as_they_were():
+    batch = _team_batch(num_envs=4)
+    batch.reset(None, _keys(4))
+    snapshot = [a.copy() for a in batch.state]
+    active = np.array([True, False, True, False])
+    result = batch.step(np.ones((4, 3, 2)) * 0.5, active)
+    for before, after in zip(snapshot, batch.state, strict=True):
+        np.testing.assert_array_equal(before[~active], after[~active])
+    assert not np.array_equal(snapshot[0][active], batch.state.position[active])
+    assert np.all(result.reward[~active] == 0.0) and not result.done[~active].any()
+
+
+def test_environments_are_independent_of_the_batch_they_are_in():
+    """Env i of a batch of 5 steps exactly like a batch of 1 keyed the same way."""
+    big = _team_batch(num_envs=5)
+    big.reset(None, _keys(5, start=40))
+    small = _team_batch(num_envs=1)
+    small.reset(None, _keys(1, start=43))
+    rng = np.random.default_rng(0)
+    for _ in range(60):
+        a = rng.uniform(-1, 1, (5, 3, 2))
+        big.step(a)
+        small.step(a[3:4])
+    np.testing.assert_array_equal(big.state.position[3], small.state.position[0])
+
+
+def test_engine_strategy_forces_equal_the_numpy_library_on_the_same_state():
+    """The scripted opponents run the library's formulas: for random states, the classic
+    pursuers' combined force in the engine equals the numpy API's prioritized sum of wall
+    avoidance, separation and pursuit."""
+    task = get_task("evasion")
+    cfg = task.default_config
+    batch = Batch(task.roster(cfg), task.world(cfg), 64)
+    batch.reset(None, _keys(64))
+    rng = np.random.default_rng(3)
+    state = batch.state
+    state.position[:] = rng.uniform(-12, 12, state.position.shape)
+    state.velocity[:] = rng.uniform(-2, 2, state.velocity.shape)
+    heading = rng.normal(size=state.heading.shape)
+    state.heading[:] = heading / np.linalg.norm(heading, axis=-1, keepdims=True)
+    force = batch.scripted_forces()
+    p, v, h = state.position[:, 1:], state.velocity[:, 1:], state.heading[:, 1:]
+    ms, mf = cfg.opponent_max_speed, cfg.opponent_max_force
+    half = cfg.arena_size / 2
+    wall = behaviors.wall_avoidance(p, v, h, ms, (-half, -half, half, half), cfg.feeler_length)
+    from steer_env.neighbors import find_neighbors
+
+    near = find_neighbors(p, cfg.separation_radius, method="dense")
+    sep = behaviors.separation(v, np.full(p.shape[:-1], ms), near).reshape(p.shape)
+    target = np.broadcast_to(state.position[:, :1], p.shape)
+    target_v = np.broadcast_to(state.velocity[:, :1], p.shape)
+    chase = behaviors.pursuit(p, v, ms, target, target_v, cfg.max_prediction_time)
+    expected = np.stack(
+        [
+            combine.prioritized(
+                [wall[:, k], sep[:, k], chase[:, k]],
+                [cfg.wall_weight, cfg.separation_weight, cfg.pursuit_weight],
+                mf,
+            )
+            for k in range(p.shape[1])
+        ],
+        axis=1,
+    )
+    np.testing.assert_allclose(force[:, 1:], expected, atol=1e-9)
+    np.testing.assert_array_equal(force[:, 0], 0.0)  # the learned agent
+
+
+@pytest.mark.parametrize("combination", ["weighted_sum", "prioritized", "dithered"])
+def test_every_combination_method_respects_max_force(combination):
+    strategy = Strategy(
+        [
+            Behavior("wall_avoidance", 2.0, probability=0.8),
+            Behavior("evade", 1.0, probability=0.5),
+            Behavior("wander", 1.0, probability=0.9),
+        ],
+        combination=combination,
+    )
+    evader = VehicleSpec("evader", strategy, 1.0, 3.0, 4.0, 0.3)
+    pursuer = VehicleSpec(
+        "pursuer", classic_pursuer(get_task("pursuit").default_config), 1, 3, 6, 0.3
+    )
+    batch = Batch([pursuer, evader, evader], _world(observed_teammates=0), 16)
+    batch.reset(None, _keys(16))
+    for _ in range(50):
+        force = batch.scripted_forces()
+        assert np.all(np.linalg.norm(force, axis=-1) <= 6.0 + 1e-9)
+        assert np.all(np.linalg.norm(force[:, 1:], axis=-1) <= 4.0 + 1e-9)
+        batch.step(np.zeros((16, 0, 2)))
+
+
+def test_dithering_is_reproducible_from_the_stream_keys():
+    strategy = Strategy(
+        [Behavior("seek", 1.0, probability=0.5), Behavior("wander", 1.0, probability=0.5)],
+        combination="dithered",
+    )
+    runs = []
+    for _ in range(2):
+        b = Batch(
+            [
+                VehicleSpec("pursuer", strategy, 1, 3, 6, 0.3),
+                VehicleSpec("evader", None, 1, 3, 6, 0.3),
+            ],
+            _world(observed_teammates=0),
+            8,
+        )
+        b.reset(None, _keys(8))
+        for _ in range(30):
+            b.step(np.zeros((8, 1, 2)))
+        runs.append(b.state.position.copy())
+    np.testing.assert_array_equal(runs[0], runs[1])
+
+
+@pytest.mark.parametrize(
+    "make,fragment",
+    [
+        (lambda: Behavior("teleport"), "unknown behavior 'teleport'"),
+        (lambda: Behavior("seek", target="moon"), "unknown target 'moon'"),
+        (lambda: Behavior("wander", wander_radiu=1.0), "unknown parameter(s) 'wander_radiu'"),
+        (lambda: Behavior("seek", weight=-1.0), "seek.weight must be >= 0"),
+        (lambda: Behavior("evade", threat_range=float("nan")), "evade.threat_range"),
+        (lambda: Behavior("seek", probability=0.0), "seek.probability must be in (0, 1]"),
+        (lambda: Strategy([Behavior("seek")], combination="average"), "unknown combination"),
+        (lambda: Strategy([]), "at least one behavior"),
+    ],
+)
+def test_bad_strategies_are_clear_errors(make, fragment):
+    with pytest.raises(ValueError) as err:
+        make()
+    assert fragment in str(err.value)
+
+
+def test_layout_names_every_behaviour_of_the_library():
+    public = {
+        "seek",
+        "flee",
+        "arrive",
+        "pursuit",
+        "evade",
+        "wander",
+        "separation",
+        "alignment",
+        "cohesion",
+        "wall_avoidance",
+        "obstacle_avoidance",
+        "interpose",
+        "hide",
+        "offset_pursuit",
+        "follow_path",
+        "unaligned_collision_avoidance",
+    }
+    assert public <= set(layout.BEHAVIOR_KINDS)
+    for name in public:
+        assert callable(getattr(behaviors, name))
