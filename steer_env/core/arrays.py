@@ -35,11 +35,14 @@ def f64(x: ArrayLike) -> Array:
     return np.asarray(x, dtype=np.float64)
 
 
-def rows(*operands: tuple[ArrayLike, int]) -> tuple[tuple[int, ...], int, list[Array]]:
+def rows(
+    *operands: tuple[ArrayLike, int], lead: tuple[int, ...] | None = None
+) -> tuple[tuple[int, ...], int, list[Array]]:
     """Broadcast ``(array, core_ndim)`` operands over their leading axes.
 
     ``core_ndim`` is 1 for 2-D vectors (last axis of length 2) and 0 for per-vehicle
-    scalars. Returns ``(lead_shape, n, arrays)`` where each array is C-contiguous, writable
+    scalars. ``lead`` optionally widens the broadcast to that leading shape.
+    Returns ``(lead_shape, n, arrays)`` where each array is C-contiguous, writable
     float64 of shape ``(n, *core)`` or ``(1, *core)`` (the same value for every row)."""
     arrays = []
     leads = []
@@ -49,9 +52,10 @@ def rows(*operands: tuple[ArrayLike, int]) -> tuple[tuple[int, ...], int, list[A
             raise ValueError(f"expected vectors with a last axis of length 2, got shape {a.shape}")
         arrays.append(a)
         leads.append(a.shape[: a.ndim - core])
-    lead = leads[0]
-    if any(shape != lead for shape in leads):
-        lead = np.broadcast_shapes(*leads)
+    want = leads[0] if lead is None else tuple(lead)
+    if any(shape != want for shape in leads):
+        want = np.broadcast_shapes(want, *leads)
+    lead = want
     n = prod(lead)
     out = []
     for a, shape, (_, core) in zip(arrays, leads, operands, strict=True):
