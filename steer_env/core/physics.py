@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 
 from steer_env.core.jit import kernel
-from steer_env.core.vecmath import length
+from steer_env.core.vecmath import length, truncate
 
 #: Speeds below this (m/s) do not change a vehicle's heading.
 MIN_HEADING_SPEED = 1e-8
@@ -43,7 +43,7 @@ def _overflowed_velocity(
     along the force."""
     if fx == 0.0 and fy == 0.0:
         # No force: only inf * 0 made the plain formula fail; the velocity is unchanged.
-        return truncate_speed(vx, vy, max_speed)
+        return truncate(vx, vy, max_speed)
     ux, uy = _unit(fx, fy)
     dv = min(length(fx, fy), max_force) / mass * dt  # may be inf
     if not dv < math.inf:
@@ -55,16 +55,6 @@ def _overflowed_velocity(
     if wn > max_speed / s:
         return wx / wn * max_speed, wy / wn * max_speed
     return wx * s, wy * s
-
-
-@kernel
-def truncate_speed(vx: float, vy: float, max_speed: float) -> tuple[float, float]:
-    """``(vx, vy)`` scaled down to ``max_speed`` when faster."""
-    speed = length(vx, vy)
-    if speed > max_speed:
-        shrink = max_speed / speed
-        return vx * shrink, vy * shrink
-    return vx, vy
 
 
 @kernel
@@ -107,10 +97,10 @@ def integrate(
         nvx, nvy = _overflowed_velocity(vx, vy, fx, fy, mass, max_speed, max_force, dt)
         speed = length(nvx, nvy)
     if speed > max_speed:
-        shrink = max_speed / speed
-        nvx *= shrink
-        nvy *= shrink
-        speed *= shrink
+        # Unit velocity times max_speed (max_speed / speed alone can go subnormal).
+        nvx = nvx / speed * max_speed
+        nvy = nvy / speed * max_speed
+        speed = max_speed
     px += nvx * dt
     py += nvy * dt
     if speed > MIN_HEADING_SPEED:

@@ -46,8 +46,11 @@ def normalize(x: float, y: float) -> tuple[float, float]:
 def set_magnitude(x: float, y: float, magnitude: float) -> tuple[float, float]:
     """``magnitude * (x, y) / |(x, y)|``; ``(0, 0)`` when ``|(x, y)| <= TINY``."""
     n = length(x, y)
-    factor = magnitude / n if n > TINY else 0.0
-    return x * factor, y * factor
+    if not n > TINY:
+        return 0.0, 0.0
+    # Unit vector first, then the magnitude: magnitude / n alone can overflow or go
+    # subnormal (and lose digits) where the result itself is representable.
+    return x / n * magnitude, y / n * magnitude
 
 
 @kernel
@@ -55,8 +58,9 @@ def truncate(x: float, y: float, max_length: float) -> tuple[float, float]:
     """``(x, y)`` scaled down to ``max_length`` when longer, unchanged otherwise
     (``max_length >= 0``)."""
     n = length(x, y)
-    factor = max_length / n if n > max_length else 1.0
-    return x * factor, y * factor
+    if n > max_length:
+        return x / n * max_length, y / n * max_length  # see set_magnitude for the order
+    return x, y
 
 
 @kernel
