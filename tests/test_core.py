@@ -142,3 +142,22 @@ def test_uniform_stream_matches_splitmix64():
     with np.errstate(over="ignore"):  # uint64 arithmetic wraps by design
         want = [[_splitmix_draw(key[e], counter[e], c) for c in range(5)] for e in range(4)]
     np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_grid_neighbour_search_matches_kdtree(seed):
+    from steer_env.neighbors import find_neighbors
+
+    rng = np.random.default_rng(seed)
+    # Independent groups, clusters with coincident points, and one very elongated group.
+    pos = rng.uniform(0, 40, (3, 400, 2))
+    pos[0, :50] = pos[0, 0]
+    pos[2, :, 1] *= 1e-6
+    pos[2, :, 0] *= 1e6
+    for radius in (0.5, 3.0):
+        grid = find_neighbors(pos, radius, method="grid")
+        kd = find_neighbors(pos, radius, method="kdtree")
+        assert sorted(zip(grid.i.tolist(), grid.j.tolist(), strict=True)) == sorted(
+            zip(kd.i.tolist(), kd.j.tolist(), strict=True)
+        )
+        np.testing.assert_allclose(np.sort(grid.distance), np.sort(kd.distance), rtol=1e-15, atol=0)
