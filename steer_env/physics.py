@@ -43,16 +43,19 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def _rows_view(a: Array, n: int) -> Array | None:
-    """``a`` as a writable ``(n, 2)`` view sharing its memory, or None if it cannot be."""
-    if (
-        isinstance(a, np.ndarray)
-        and a.dtype == np.float64
-        and a.flags.c_contiguous
-        and a.flags.writeable
-        and a.size == 2 * n
-    ):
-        return a.reshape(n, 2)
+_F64 = np.dtype(np.float64)
+
+
+def _rows_view(a: Array, lead: tuple[int, ...], n: int) -> Array | None:
+    """``a`` as an ``(n, 2)`` array sharing its memory (the compiled loop writes through
+    any strides), or None if it has another shape or dtype."""
+    if type(a) is not np.ndarray or a.dtype is not _F64:
+        return None
+    if a.shape == (n, 2):
+        return a
+    if a.shape == (*lead, 2):
+        view = a.reshape(n, 2)
+        return view if np.shares_memory(view, a) and view.base is not None else None
     return None
 
 
@@ -97,7 +100,7 @@ def integrate(
     )
     dt = float(dt)
     if out is not None:
-        views = [_rows_view(o, n) for o in out]
+        views = [_rows_view(o, lead, n) for o in out]
         if all(view is not None for view in views):
             LOOPS.integrate(p, v, h, f, m, ms, mf, dt, *views)
             return out
