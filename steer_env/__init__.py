@@ -1,7 +1,8 @@
 """steer-env: Craig Reynolds' steering behaviors as vectorized physics and Gymnasium envs.
 
-The library (``physics``, ``behaviors``, ``combine``, ``neighbors``, ``vecmath``) is pure
-numpy and imports neither Gymnasium nor pygame; importing the package also registers the
+The library (``physics``, ``behaviors``, ``combine``, ``neighbors``, ``vecmath``) is a numpy
+API over the scalar numba kernels of :mod:`steer_env.core` (compiled on first use, cached on
+disk) and imports neither Gymnasium nor pygame; importing the package also registers the
 environments ``steer_env/Pursuit-v0`` and ``steer_env/Evasion-v0`` with Gymnasium.
 """
 

@@ -14,32 +14,73 @@ Where the literature offers variants, this module picks (and says so in each doc
 Reynolds' definitions, with the parameters of Buckland's *Programming Game AI by Example*
 (2005, ch. 3) where Reynolds leaves them open. Inputs are not validated here (hot path);
 :class:`steer_env.physics.Vehicles` and the environments validate once at construction.
+
+Every formula is a scalar kernel of :mod:`steer_env.core.behaviors`; the functions here
+broadcast their arguments and run those kernels over them in compiled loops. Flocking over
+neighbour pairs (:func:`separation`, :func:`alignment`, :func:`cohesion`,
+:func:`unaligned_collision_avoidance`) is one compiled loop over the pairs of a
+:class:`~steer_env.neighbors.Neighbors` plus one over the vehicles.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from steer_env import vecmath
+from steer_env.core.arrays import LOOPS, none_to_inf, rows, vectors_out
 from steer_env.neighbors import Neighbors
 
 Array = NDArray[np.float64]
 
-_GOLDEN_ANGLE = np.pi * (3.0 - np.sqrt(5.0))
 
-
-def _f(x: ArrayLike) -> Array:
-    return np.asarray(x, dtype=np.float64)
+def _c(a: np.ndarray) -> np.ndarray:
+    """C-contiguous and writable (the one array layout the compiled loops are built for)."""
+    if not a.flags.c_contiguous or not a.flags.writeable:
+        return a.copy()
+    return a
 
 
 def _per_vehicle(value: ArrayLike, n: int) -> Array:
-    """A per-vehicle scalar, flattened to ``(n,)`` to match flattened neighbour pairs."""
-    return np.broadcast_to(_f(value).reshape(-1), (n,))
+    """A per-vehicle scalar, flattened to ``(n,)`` to match flattened neighbour pairs (or
+    ``(1,)`` when it is the same for every vehicle)."""
+    a = np.asarray(value, dtype=np.float64).reshape(-1)
+    return a if a.shape[0] in (1, n) else np.broadcast_to(a, (n,))
 
 
-def _masked(force: Array, active: Array) -> Array:
-    return np.where(active[..., None], force, 0.0)
+def _flock_operands(
+    velocity: ArrayLike, max_speed: ArrayLike, neighbors: Neighbors
+) -> tuple[Array, Array, Array]:
+    v = _c(np.asarray(velocity, dtype=np.float64).reshape(-1, 2))
+    ms = _c(_per_vehicle(max_speed, v.shape[0]))
+    return v, ms, np.empty((neighbors.n_vehicles, 2))
+
+
+def _pursuit(position, velocity, max_speed, target_position, target_velocity, max_t, aim_only):
+    lead, n, (p, v, ms, tp, tv, mt) = rows(
+        (position, 1),
+        (velocity, 1),
+        (max_speed, 0),
+        (target_position, 1),
+        (target_velocity, 1),
+        (none_to_inf(max_t), 0),
+    )
+    buf, out = vectors_out(lead, n)
+    LOOPS.pursuit(p, v, ms, tp, tv, mt, aim_only, buf)
+    return out
+
+
+def _follow(position, velocity, max_speed, path, prediction_time, look_ahead, loop, aim_only):
+    pts = _c(np.asarray(path, dtype=np.float64).reshape(-1, 2))
+    if pts.shape[0] < 2:
+        raise ValueError(f"path needs at least 2 points, got {pts.shape[0]}")
+    lead, n, (p, v, ms) = rows((position, 1), (velocity, 1), (max_speed, 0))
+    buf, out = vectors_out(lead, n)
+    LOOPS.follow_path(
+        p, v, ms, pts, float(prediction_time), float(look_ahead), bool(loop), aim_only, buf
+    )
+    return out
 
 
 # --- seek / flee / arrive
@@ -52,12 +93,10 @@ def seek(
     returns ``desired - velocity``. At the target itself the desired velocity is zero
     (the force brakes).
     """
-    desired = vecmath.set_magnitude(_f(target) - _f(position), max_speed)
-    v = _f(velocity)
-    if desired.shape == v.shape:
-        desired -= v  # desired is a fresh array: reuse it
-        return desired
-    return desired - v
+    lead, n, (p, v, t, ms) = rows((position, 1), (velocity, 1), (target, 1), (max_speed, 0))
+    buf, out = vectors_out(lead, n)
+    LOOPS.seek(p, v, t, ms, buf)
+    return out
 
 
 def flee(
@@ -72,11 +111,12 @@ def flee(
     With ``panic_distance`` (m), vehicles farther than that from the threat get zero force
     (Buckland's ``PanicDistance``).
     """
-    away = _f(position) - _f(threat)
-    force = vecmath.set_magnitude(away, max_speed) - _f(velocity)
-    if panic_distance is None:
-        return force
-    return _masked(force, vecmath.length(away) <= _f(panic_distance))
+    lead, n, (p, v, t, ms, pd) = rows(
+        (position, 1), (velocity, 1), (threat, 1), (max_speed, 0), (none_to_inf(panic_distance), 0)
+    )
+    buf, out = vectors_out(lead, n)
+    LOOPS.flee(p, v, t, ms, pd, buf)
+    return out
 
 
 def arrive(
@@ -112,13 +152,17 @@ def arrive(
     condition 2 this keeps arrive overshoot-free from any start at or below the braking
     speed. (``max_deceleration = max_force / mass`` overshoots.)
     """
-    offset = _f(target) - _f(position)
-    d = vecmath.length(offset)
-    speed = _f(max_speed) * np.minimum(1.0, d / _f(slowing_radius))
-    if max_deceleration is not None:
-        speed = np.minimum(speed, np.sqrt(2.0 * _f(max_deceleration) * d))
-    desired = vecmath.set_magnitude(offset, speed)
-    return desired - _f(velocity)
+    lead, n, (p, v, t, ms, sr, md) = rows(
+        (position, 1),
+        (velocity, 1),
+        (target, 1),
+        (max_speed, 0),
+        (slowing_radius, 0),
+        (none_to_inf(max_deceleration), 0),
+    )
+    buf, out = vectors_out(lead, n)
+    LOOPS.arrive(p, v, t, ms, sr, md, buf)
+    return out
 
 
 # --- pursuit / evade
@@ -132,13 +176,16 @@ def predict_position(
     """Where a target will be after the look-ahead time ``T = d / (max_speed + target_speed)``
     (Buckland's estimate: the time to close the distance ``d`` if both moved head-on),
     capped at ``max_prediction_time`` seconds when given."""
-    tp = _f(target_position)
-    tv = _f(target_velocity)
-    d = vecmath.length(tp - _f(position))
-    look_ahead = d / (_f(max_speed) + vecmath.length(tv))
-    if max_prediction_time is not None:
-        look_ahead = np.minimum(look_ahead, _f(max_prediction_time))
-    return tp + tv * look_ahead[..., None]
+    lead, n, (p, ms, tp, tv, mt) = rows(
+        (position, 1),
+        (max_speed, 0),
+        (target_position, 1),
+        (target_velocity, 1),
+        (none_to_inf(max_prediction_time), 0),
+    )
+    buf, out = vectors_out(lead, n)
+    LOOPS.predict_position(p, ms, tp, tv, mt, buf)
+    return out
 
 
 def pursuit_target(
@@ -154,17 +201,9 @@ def pursuit_target(
     within ~18 degrees of opposite, Buckland's ``RelativeHeading < -0.95`` test, taken from
     the two velocities, so a stopped pursuer always predicts), where prediction only adds
     error."""
-    p = _f(position)
-    tp = _f(target_position)
-    tv = _f(target_velocity)
-    heading = vecmath.normalize(velocity)
-    target_heading = vecmath.normalize(tv)
-    to_target = tp - p
-    ahead = np.einsum("...k,...k->...", to_target, heading) > 0
-    head_on = np.einsum("...k,...k->...", heading, target_heading) < -0.95
-    predicted = predict_position(p, max_speed, tp, tv, max_prediction_time)
-    direct = ahead & head_on
-    return np.where(direct[..., None], np.broadcast_to(tp, predicted.shape), predicted)
+    return _pursuit(
+        position, velocity, max_speed, target_position, target_velocity, max_prediction_time, True
+    )
 
 
 def pursuit(
@@ -177,10 +216,9 @@ def pursuit(
 ) -> Array:
     """Seek the target's predicted future position (Reynolds' pursuit; see
     :func:`pursuit_target` for the prediction)."""
-    aim = pursuit_target(
-        position, velocity, max_speed, target_position, target_velocity, max_prediction_time
+    return _pursuit(
+        position, velocity, max_speed, target_position, target_velocity, max_prediction_time, False
     )
-    return seek(position, velocity, aim, max_speed)
 
 
 def evade(
@@ -195,14 +233,18 @@ def evade(
     """Flee the threat's predicted future position (Reynolds' evasion, the mirror of
     :func:`pursuit`, with the same look-ahead). Threats farther than ``threat_range`` (m)
     are ignored (zero force), as in Buckland's ``Evade``."""
-    predicted = predict_position(
-        position, max_speed, threat_position, threat_velocity, max_prediction_time
+    lead, n, (p, v, ms, tp, tv, tr, mt) = rows(
+        (position, 1),
+        (velocity, 1),
+        (max_speed, 0),
+        (threat_position, 1),
+        (threat_velocity, 1),
+        (none_to_inf(threat_range), 0),
+        (none_to_inf(max_prediction_time), 0),
     )
-    force = flee(position, velocity, predicted, max_speed)
-    if threat_range is None:
-        return force
-    d = vecmath.length(_f(threat_position) - _f(position))
-    return _masked(force, d <= _f(threat_range))
+    buf, out = vectors_out(lead, n)
+    LOOPS.evade(p, v, ms, tp, tv, tr, mt, buf)
+    return out
 
 
 # --- wander
@@ -236,39 +278,27 @@ def wander(
 
     Returns ``(force, new_wander_target)``.
     """
-    target = _f(wander_target)
     if (rng is None) == (noise is None):
         raise ValueError("wander needs exactly one of rng (a numpy Generator) or noise")
     if noise is None:
-        noise = rng.uniform(-1.0, 1.0, size=target.shape)
-    moved = target + _f(noise) * (jitter * dt)
-    on_circle = vecmath.set_magnitude(moved, radius)
-    # A target jittered exactly onto the centre has no direction: restart it straight ahead.
-    degenerate = vecmath.length(moved) <= vecmath.TINY
-    if np.any(degenerate):
-        on_circle = np.where(degenerate[..., None], np.array([radius, 0.0]), on_circle)
-    local = on_circle + np.array([distance, 0.0])
-    world = vecmath.point_to_world(local, position, heading)
-    return seek(position, velocity, world, max_speed), on_circle
+        noise = rng.uniform(-1.0, 1.0, size=np.shape(wander_target))
+    lead, n, (p, v, h, ms, wt, nz) = rows(
+        (position, 1), (velocity, 1), (heading, 1), (max_speed, 0), (wander_target, 1), (noise, 1)
+    )
+    buf, force = vectors_out(lead, n)
+    wbuf, new_target = vectors_out(lead, n)
+    LOOPS.wander(p, v, h, ms, wt, nz, float(radius), float(distance), jitter * dt, buf, wbuf)
+    return force, new_target
 
 
 def wander_world_target(
     position: ArrayLike, heading: ArrayLike, wander_target: ArrayLike, distance: float
 ) -> Array:
     """World position of the wander target (for debug drawing)."""
-    local = _f(wander_target) + np.array([distance, 0.0])
-    return vecmath.point_to_world(local, position, heading)
-
-
-# --- flocking
-def _pair_tiebreak(i: NDArray[np.intp], j: NDArray[np.intp]) -> Array:
-    """Unit push for vehicle ``i`` away from a coincident ``j``: antisymmetric in (i, j) and
-    deterministic, so two boids on the same spot separate instead of producing NaN."""
-    lo = np.minimum(i, j).astype(np.float64)
-    hi = np.maximum(i, j).astype(np.float64)
-    angle = _GOLDEN_ANGLE * (lo * 7919.0 + hi)
-    sign = np.where(i < j, 1.0, -1.0)
-    return np.stack((np.cos(angle), np.sin(angle)), axis=-1) * sign[:, None]
+    lead, n, (p, h, wt) = rows((position, 1), (heading, 1), (wander_target, 1))
+    buf, out = vectors_out(lead, n)
+    LOOPS.wander_world_target(p, h, wt, float(distance), buf)
+    return out
 
 
 def separation(
@@ -286,19 +316,12 @@ def separation(
     The desired velocity is ``max_speed`` along the push; vehicles without neighbours get
     zero force. ``velocity`` is ``(N, 2)`` flattened like ``neighbors``.
     """
-    v = _f(velocity).reshape(-1, 2)
-    weight = np.maximum(neighbors.distance, min_distance)
-    weight *= weight
-    np.divide(-1.0, weight, out=weight)  # -1 / d**2
-    push = neighbors.offset * weight[:, None]
-    if neighbors.distance.size and neighbors.distance.min() <= vecmath.TINY:
-        coincident = neighbors.distance <= vecmath.TINY
-        tb = _pair_tiebreak(neighbors.i[coincident], neighbors.j[coincident])
-        push[coincident] = tb / min_distance
-    total = neighbors.sum(push)
-    ms = _per_vehicle(max_speed, v.shape[0])
-    force = vecmath.set_magnitude(total, ms) - v
-    return _masked(force, neighbors.count() > 0)
+    v, ms, out = _flock_operands(velocity, max_speed, neighbors)
+    LOOPS.separation(
+        neighbors.i, neighbors.j, _c(neighbors.offset), _c(neighbors.distance), v, ms,
+        float(min_distance), out,
+    )  # fmt: skip
+    return out
 
 
 def alignment(
@@ -313,12 +336,10 @@ def alignment(
     headings rather than velocities, so stopped neighbours still count). Vehicles without
     neighbours get zero force. Arrays are ``(N, 2)`` flattened like ``neighbors``.
     """
-    v = _f(velocity).reshape(-1, 2)
-    h = _f(heading).reshape(-1, 2)
-    mean_heading = neighbors.sum(neighbors.gather(h))
-    ms = _per_vehicle(max_speed, v.shape[0])
-    force = vecmath.set_magnitude(mean_heading, ms) - v
-    return _masked(force, neighbors.count() > 0)
+    v, ms, out = _flock_operands(velocity, max_speed, neighbors)
+    h = _c(np.asarray(heading, dtype=np.float64).reshape(-1, 2))
+    LOOPS.alignment(neighbors.i, neighbors.j, v, h, ms, out)
+    return out
 
 
 def cohesion(
@@ -328,12 +349,9 @@ def cohesion(
 ) -> Array:
     """Seek the centre of mass of the neighbours (Reynolds 1987). Vehicles without neighbours
     get zero force. ``velocity`` is ``(N, 2)`` flattened like ``neighbors``."""
-    v = _f(velocity).reshape(-1, 2)
-    count = neighbors.count()
-    mean_offset = neighbors.sum(neighbors.offset) / np.maximum(count, 1)[:, None]
-    ms = _per_vehicle(max_speed, v.shape[0])
-    force = vecmath.set_magnitude(mean_offset, ms) - v
-    return _masked(force, count > 0)
+    v, ms, out = _flock_operands(velocity, max_speed, neighbors)
+    LOOPS.cohesion(neighbors.i, _c(neighbors.offset), v, ms, out)
+    return out
 
 
 # --- walls and obstacles
@@ -346,15 +364,10 @@ def feelers(
 ) -> Array:
     """Tips of Buckland's three wall feelers, ``(..., 3, 2)`` m: one ``length`` m straight
     ahead and two of ``length * side_scale`` m at +/- ``side_angle`` radians."""
-    p = _f(position)
-    h = _f(heading)
-    c, s = np.cos(side_angle), np.sin(side_angle)
-    left = vecmath.vector_to_world(np.array([c, s]), h)
-    right = vecmath.vector_to_world(np.array([c, -s]), h)
-    dirs = np.stack(
-        (h * length, left * (length * side_scale), right * (length * side_scale)), axis=-2
-    )
-    return p[..., None, :] + dirs
+    lead, n, (p, h) = rows((position, 1), (heading, 1))
+    buf = np.empty((n, 3, 2))
+    LOOPS.feelers(p, h, float(length), float(side_angle), float(side_scale), buf)
+    return buf.reshape((*lead, 3, 2))
 
 
 def wall_avoidance(
@@ -389,18 +402,13 @@ def wall_avoidance(
     share the force, plus one step of travel. The box must be wider and taller than
     ``2 * feeler_length * side_scale``.
     """
-    xmin, ymin, xmax, ymax = (float(b) for b in np.asarray(bounds, dtype=np.float64))
-    p = _f(position)
-    v = _f(velocity)
-    tips = feelers(p, heading, feeler_length, side_angle, side_scale)  # (..., 3, 2)
-    lo = np.array([xmin, ymin])
-    hi = np.array([xmax, ymax])
-    margin = feeler_length * side_scale
-    over_lo = ((lo - tips).max(axis=-2) > 0) | (p - lo < margin)  # (..., 2): per axis
-    over_hi = ((tips - hi).max(axis=-2) > 0) | (hi - p < margin)
-    ms = _f(max_speed)[..., None]
-    desired = np.where(over_lo, ms, np.where(over_hi, -ms, v))
-    return np.where(over_lo | over_hi, desired - v, 0.0)
+    b = _c(np.asarray(bounds, dtype=np.float64).reshape(4))
+    lead, n, (p, v, h, ms) = rows((position, 1), (velocity, 1), (heading, 1), (max_speed, 0))
+    buf, out = vectors_out(lead, n)
+    LOOPS.wall_avoidance(
+        p, v, h, ms, b, float(feeler_length), float(side_angle), float(side_scale), buf
+    )
+    return out
 
 
 def obstacle_avoidance(
@@ -430,33 +438,16 @@ def obstacle_avoidance(
     against 1 for seek): with equal weights a seek towards a target behind the obstacle
     outweighs the faded push and the vehicle grazes into the obstacle.
     """
-    p = _f(position)
-    h = _f(heading)
-    centers = _f(obstacle_center).reshape(-1, 2)
-    radii = _f(obstacle_radius).reshape(-1)
-    if centers.shape[0] == 0:
-        return np.zeros(np.broadcast_shapes(p.shape, _f(velocity).shape))
-    speed = vecmath.length(velocity)
-    box = min_detection_length * (1.0 + speed / _f(max_speed))  # (...)
-    local = vecmath.point_to_local(centers, p[..., None, :], h[..., None, :])  # (..., M, 2)
-    lx, ly = local[..., 0], local[..., 1]
-    # Obstacle radii grown by the vehicle's (a scalar radius broadcasts to every vehicle).
-    grown = np.broadcast_to(radii + _f(radius)[..., None], lx.shape)  # (..., M)
-    hit = (lx + grown >= 0) & (lx - grown <= box[..., None]) & (np.abs(ly) < grown)
-    half_chord = np.sqrt(np.maximum(grown * grown - ly * ly, 0.0))
-    near_x = np.where(lx - half_chord > 0, lx - half_chord, lx + half_chord)
-    near_x = np.where(hit, near_x, np.inf)
-    k = np.argmin(near_x, axis=-1)
-    any_hit = np.take_along_axis(hit, k[..., None], axis=-1)[..., 0]
-    ox = np.take_along_axis(lx, k[..., None], axis=-1)[..., 0]
-    oy = np.take_along_axis(ly, k[..., None], axis=-1)[..., 0]
-    orad = np.take_along_axis(grown, k[..., None], axis=-1)[..., 0]
-    multiplier = 1.0 + np.clip(box - ox, 0.0, None) / box
-    away = np.where(oy > 0, -1.0, 1.0)
-    lateral = away * _f(max_speed) * (orad - np.abs(oy)) / orad * multiplier
-    braking = -braking_weight * speed * np.clip((box - (ox - orad)) / box, 0.0, 1.0)
-    force = vecmath.vector_to_world(np.stack((braking, lateral), axis=-1), h)
-    return _masked(force, any_hit)
+    centers = _c(np.asarray(obstacle_center, dtype=np.float64).reshape(-1, 2))
+    radii = _c(np.asarray(obstacle_radius, dtype=np.float64).reshape(-1))
+    lead, n, (p, v, h, ms, r) = rows(
+        (position, 1), (velocity, 1), (heading, 1), (max_speed, 0), (radius, 0)
+    )
+    buf, out = vectors_out(lead, n)
+    LOOPS.obstacle_avoidance(
+        p, v, h, ms, r, centers, radii, float(min_detection_length), float(braking_weight), buf
+    )
+    return out
 
 
 # --- group tactics
@@ -473,11 +464,19 @@ def interpose(
     """Arrive at the midpoint between two moving agents ``a`` and ``b``, predicted ``T``
     seconds ahead where ``T`` is the time to reach today's midpoint at ``max_speed``
     (Buckland's ``Interpose``)."""
-    ap, bp = _f(a_position), _f(b_position)
-    mid = 0.5 * (ap + bp)
-    t = vecmath.length(mid - _f(position)) / _f(max_speed)
-    future_mid = 0.5 * (ap + _f(a_velocity) * t[..., None] + bp + _f(b_velocity) * t[..., None])
-    return arrive(position, velocity, future_mid, max_speed, slowing_radius)
+    lead, n, (p, v, ms, ap, av, bp, bv, sr) = rows(
+        (position, 1),
+        (velocity, 1),
+        (max_speed, 0),
+        (a_position, 1),
+        (a_velocity, 1),
+        (b_position, 1),
+        (b_velocity, 1),
+        (slowing_radius, 0),
+    )
+    buf, out = vectors_out(lead, n)
+    LOOPS.interpose(p, v, ms, ap, av, bp, bv, sr, buf)
+    return out
 
 
 def hiding_spots(
@@ -489,11 +488,12 @@ def hiding_spots(
     """``(..., M, 2)`` points behind each obstacle as seen from the hunter, each
     ``distance_from_boundary`` m beyond the obstacle's edge (Buckland's
     ``GetHidingPosition``)."""
-    c = _f(obstacle_center).reshape(-1, 2)
-    r = _f(obstacle_radius).reshape(-1)
-    hunter = _f(hunter_position)[..., None, :]
-    away = vecmath.normalize(c - hunter)
-    return c + away * (r + distance_from_boundary)[..., None]
+    centers = _c(np.asarray(obstacle_center, dtype=np.float64).reshape(-1, 2))
+    radii = _c(np.asarray(obstacle_radius, dtype=np.float64).reshape(-1))
+    lead, n, (hp,) = rows((hunter_position, 1))
+    buf = np.empty((n, radii.shape[0], 2))
+    LOOPS.hiding_spots(hp, centers, radii, float(distance_from_boundary), buf)
+    return buf.reshape((*lead, radii.shape[0], 2))
 
 
 def hide(
@@ -509,18 +509,19 @@ def hide(
 ) -> Array:
     """Arrive at the nearest hiding spot (:func:`hiding_spots`) behind an obstacle; with no
     obstacles, evade the hunter (Buckland's ``Hide``)."""
-    centers = _f(obstacle_center).reshape(-1, 2)
-    if centers.shape[0] == 0:
-        return evade(position, velocity, max_speed, hunter_position, hunter_velocity)
-    spots = hiding_spots(hunter_position, centers, obstacle_radius, distance_from_boundary)
-    p = _f(position)
-    spots = np.broadcast_to(
-        spots, (*np.broadcast_shapes(p.shape[:-1], spots.shape[:-2]), *spots.shape[-2:])
+    centers = _c(np.asarray(obstacle_center, dtype=np.float64).reshape(-1, 2))
+    radii = _c(np.asarray(obstacle_radius, dtype=np.float64).reshape(-1))
+    lead, n, (p, v, ms, hp, hv, sr) = rows(
+        (position, 1),
+        (velocity, 1),
+        (max_speed, 0),
+        (hunter_position, 1),
+        (hunter_velocity, 1),
+        (slowing_radius, 0),
     )
-    d = vecmath.length(spots - p[..., None, :])
-    k = np.argmin(d, axis=-1)
-    best = np.take_along_axis(spots, k[..., None, None], axis=-2)[..., 0, :]
-    return arrive(position, velocity, best, max_speed, slowing_radius)
+    buf, out = vectors_out(lead, n)
+    LOOPS.hide(p, v, ms, hp, hv, centers, radii, sr, float(distance_from_boundary), buf)
+    return out
 
 
 def offset_pursuit(
@@ -536,9 +537,19 @@ def offset_pursuit(
     """Keep station at ``offset`` (m, in the leader's local frame: forward, side) from a
     leader: arrive at the predicted offset point, with :func:`predict_position`'s
     look-ahead (Buckland's ``OffsetPursuit``)."""
-    world = vecmath.point_to_world(offset, leader_position, leader_heading)
-    predicted = predict_position(position, max_speed, world, leader_velocity)
-    return arrive(position, velocity, predicted, max_speed, slowing_radius)
+    lead, n, (p, v, ms, lp, lv, lh, off, sr) = rows(
+        (position, 1),
+        (velocity, 1),
+        (max_speed, 0),
+        (leader_position, 1),
+        (leader_velocity, 1),
+        (leader_heading, 1),
+        (offset, 1),
+        (slowing_radius, 0),
+    )
+    buf, out = vectors_out(lead, n)
+    LOOPS.offset_pursuit(p, v, ms, lp, lv, lh, off, sr, buf)
+    return out
 
 
 # --- path following
@@ -554,26 +565,7 @@ def path_target(
     (``prediction_time`` s ahead) onto the polyline ``path`` (``(M, 2)`` m, ``M >= 2``), then
     move ``look_ahead`` m further along the path (wrapping when ``loop``, clamped at the
     end otherwise)."""
-    pts = _f(path).reshape(-1, 2)
-    if loop:
-        pts = np.concatenate((pts, pts[:1]), axis=0)
-    a, b = pts[:-1], pts[1:]
-    seg = b - a
-    seg_len = vecmath.length(seg)
-    cum = np.concatenate(([0.0], np.cumsum(seg_len)))
-    total = cum[-1]
-    future = _f(position) + _f(velocity) * prediction_time
-    rel = future[..., None, :] - a  # (..., S, 2)
-    t = np.einsum("...sk,sk->...s", rel, seg) / np.maximum(seg_len * seg_len, vecmath.TINY)
-    t = np.clip(t, 0.0, 1.0)
-    proj = a + seg * t[..., None]
-    dist = vecmath.length(future[..., None, :] - proj)
-    k = np.argmin(dist, axis=-1)
-    s = cum[k] + np.take_along_axis(t, k[..., None], axis=-1)[..., 0] * seg_len[k] + look_ahead
-    s = np.mod(s, total) if loop else np.minimum(s, total)
-    m = np.clip(np.searchsorted(cum, s, side="right") - 1, 0, len(seg_len) - 1)
-    frac = (s - cum[m]) / np.maximum(seg_len[m], vecmath.TINY)
-    return a[m] + seg[m] * frac[..., None]
+    return _follow(position, velocity, 1.0, path, prediction_time, look_ahead, loop, True)
 
 
 def follow_path(
@@ -591,8 +583,7 @@ def follow_path(
     mid-path the target stays ``look_ahead`` m ahead so the vehicle cruises at full speed,
     and an open path's end is approached as :func:`arrive` does, stopping on its last point.
     """
-    aim = path_target(position, velocity, path, prediction_time, look_ahead, loop)
-    return arrive(position, velocity, aim, max_speed, look_ahead)
+    return _follow(position, velocity, max_speed, path, prediction_time, look_ahead, loop, False)
 
 
 # --- unaligned collision avoidance
@@ -615,32 +606,73 @@ def unaligned_collision_avoidance(
     flattened like ``neighbors`` (build them with a radius of about
     ``2 * max_speed * time_horizon``).
     """
-    p = _f(position).reshape(-1, 2)
-    v = _f(velocity).reshape(-1, 2)
-    h = _f(heading).reshape(-1, 2)
-    r = _per_vehicle(radius, p.shape[0])
-    ms = _per_vehicle(max_speed, p.shape[0])
-    i, j = neighbors.i, neighbors.j
-    dp = neighbors.offset
-    dv = v[j] - v[i]
-    dv2 = np.einsum("pk,pk->p", dv, dv)
-    t = np.divide(-np.einsum("pk,pk->p", dp, dv), dv2, out=np.zeros_like(dv2), where=dv2 > 1e-12)
-    miss = dp + dv * t[:, None]
-    threat = (t > 0) & (t <= time_horizon) & (vecmath.length(miss) < r[i] + r[j])
-    soonest = np.full(p.shape[0], np.inf)
-    np.minimum.at(soonest, i[threat], t[threat])
-    chosen = threat & (t == soonest[i])
-    # One threat per vehicle: keep the first pair of each i among ties.
-    ci = i[chosen]
-    first = np.unique(ci, return_index=True)[1]
-    idx = np.nonzero(chosen)[0][first]
-    who = i[idx]
-    future_other = p[j[idx]] + v[j[idx]] * t[idx, None]
-    future_self = p[who] + v[who] * t[idx, None]
-    rel_local = vecmath.vector_to_local(future_other - future_self, h[who])
-    side = np.where(rel_local[:, 1] > 0, -1.0, 1.0)
-    ahead = vecmath.vector_to_local(p[j[idx]] - p[who], h[who])[:, 0] > 0
-    forward = np.where(ahead, -0.5, 0.5)
-    force = np.zeros_like(p)
-    force[who] = vecmath.vector_to_world(np.stack((forward, side), axis=-1), h[who]) * ms[who, None]
-    return force
+    p = _c(np.asarray(position, dtype=np.float64).reshape(-1, 2))
+    v = _c(np.asarray(velocity, dtype=np.float64).reshape(-1, 2))
+    h = _c(np.asarray(heading, dtype=np.float64).reshape(-1, 2))
+    n = p.shape[0]
+    ms = _c(_per_vehicle(max_speed, n))
+    r = _c(_per_vehicle(radius, n))
+    out = np.empty((n, 2))
+    LOOPS.unaligned_collision_avoidance(
+        neighbors.i, neighbors.j, _c(neighbors.offset), p, v, h, ms, r, float(time_horizon), out
+    )
+    return out
+
+
+# --- flow fields
+def flow_field_following(
+    position: ArrayLike,
+    velocity: ArrayLike,
+    max_speed: ArrayLike,
+    field_velocity: ArrayLike | Callable[[Array], ArrayLike],
+    prediction_time: float = 0.0,
+) -> Array:
+    """Reynolds' flow field following (Reynolds 1999, "Steering Behaviors For Autonomous
+    Characters", section "Flow Field Following").
+
+    The desired velocity is the field's vector at the vehicle's predicted position
+    ``position + velocity * prediction_time`` (s; Reynolds samples "a little ahead"),
+    scaled to ``max_speed``; the steering force is ``desired - velocity``. A zero field
+    vector gives a desired velocity of zero (the force brakes).
+
+    ``field_velocity`` is either a callable mapping ``(..., 2)`` points (m) to ``(..., 2)``
+    field vectors (any units: only their direction is used), for example
+    :func:`vortex_field` with its other arguments bound, or an already sampled ``(..., 2)``
+    array of field vectors (``prediction_time`` is then unused).
+    """
+    if callable(field_velocity):
+        sample_at = np.asarray(position, dtype=np.float64)
+        if prediction_time:
+            sample_at = sample_at + np.asarray(velocity, dtype=np.float64) * prediction_time
+        field_velocity = field_velocity(sample_at)
+    lead, n, (p, v, ms, fv) = rows(
+        (position, 1), (velocity, 1), (max_speed, 0), (field_velocity, 1)
+    )
+    buf, out = vectors_out(lead, n)
+    LOOPS.flow_field_following(p, v, ms, fv, buf)
+    return out
+
+
+def vortex_field(
+    points: ArrayLike,
+    center: ArrayLike,
+    radius: ArrayLike,
+    clockwise: bool = False,
+    gain: float = 1.0,
+) -> Array:
+    """A flow field that circles ``center``: ``(..., 2)`` points (m) to ``(..., 2)`` field
+    vectors of length between 1 and ``sqrt(1 + gain**2)``.
+
+    Each vector is the unit tangent ``perp(r_hat)`` (counter-clockwise; negated when
+    ``clockwise``), where ``r_hat`` is the unit vector from the centre to the point, plus a
+    radial correction ``gain * clip((radius - d) / radius, -1, 1) * r_hat`` towards the
+    preferred ``radius`` m at distance ``d``: outwards inside it, inwards outside it (at 45
+    degrees at most with ``gain = 1``). A vehicle following it
+    (:func:`flow_field_following`) therefore spirals onto an orbit near ``radius`` instead
+    of drifting out of the vortex or into a corner. At the centre ``r_hat`` is taken as +x,
+    so the field is finite everywhere.
+    """
+    lead, n, (p, c, r) = rows((points, 1), (center, 1), (radius, 0))
+    buf, out = vectors_out(lead, n)
+    LOOPS.vortex_field(p, c, r, -1.0 if clockwise else 1.0, float(gain), buf)
+    return out

@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from steer_env import vecmath
+from steer_env.core.arrays import LOOPS, rows, vectors_out
 
 Array = NDArray[np.float64]
 Force = ArrayLike | Callable[[], ArrayLike]
@@ -33,14 +33,25 @@ def _check_weights(forces: Sequence[Force], weights: Sequence[float], name: str)
         )
 
 
+def _stacked(values: list[Array], max_force: ArrayLike) -> tuple[tuple[int, ...], Array, Array]:
+    """The forces broadcast together and stacked ``(K, n, 2)``, and ``max_force`` as rows."""
+    lead, n, arrays = rows(*((v, 1) for v in values), (max_force, 0))
+    stack = np.empty((len(values), n, 2))
+    for k, a in enumerate(arrays[:-1]):
+        stack[k] = a
+    return lead, stack, arrays[-1]
+
+
 def weighted_sum(forces: Sequence[Force], weights: Sequence[float], max_force: ArrayLike) -> Array:
     """``truncate(sum_k weights[k] * forces[k], max_force)`` (Buckland's
     ``CalculateWeightedSum``)."""
     _check_weights(forces, weights, "weighted_sum")
     if len(forces) == 0:
         raise ValueError("weighted_sum needs at least one force")
-    total = sum(w * _value(f) for f, w in zip(forces, weights, strict=True))
-    return vecmath.truncate(total, max_force)
+    lead, stack, mf = _stacked([_value(f) for f in forces], max_force)
+    buf, out = vectors_out(lead, stack.shape[1])
+    LOOPS.weighted_sum(stack, np.asarray(weights, dtype=np.float64), mf, buf)
+    return out
 
 
 def prioritized(forces: Sequence[Force], weights: Sequence[float], max_force: ArrayLike) -> Array:
@@ -50,25 +61,37 @@ def prioritized(forces: Sequence[Force], weights: Sequence[float], max_force: Ar
     Forces are added in priority order; each weighted force is added whole while it fits in
     the remaining budget ``max_force - |sum so far|`` and is cut to the remaining budget
     otherwise; once the budget is spent, lower priorities are ignored. The result never
-    exceeds ``max_force``.
+    exceeds ``max_force``. (The kernel is :func:`steer_env.core.combine.accumulate`; a force
+    given as a callable is evaluated only while some vehicle has budget left.)
     """
     _check_weights(forces, weights, "prioritized")
-    max_force = np.asarray(max_force, dtype=np.float64)
-    total: Array | None = None
-    for force, weight in zip(forces, weights, strict=True):
-        if total is not None:
-            remaining = max_force - vecmath.length(total)
-            if not np.any(remaining > 1e-12):
-                break
-        f = weight * _value(force)
-        if total is None:
-            total = vecmath.truncate(f, max_force)
-            continue
-        remaining = np.maximum(remaining, 0.0)
-        total = total + vecmath.truncate(f, remaining)
-    if total is None:
+    if len(forces) == 0:
         raise ValueError("prioritized needs at least one force")
-    return total
+    from steer_env.core.combine import BUDGET_EPS
+
+    total: Array | None = None
+    budget: Array | None = None
+    lead: tuple[int, ...] = ()
+    for force, weight in zip(forces, weights, strict=True):
+        if budget is not None and not np.any(budget > BUDGET_EPS):
+            break
+        value = _value(force)
+        if total is None:
+            lead, n, (f, mf) = rows((value, 1), (max_force, 0))
+            total = np.zeros((n, 2))
+            budget = np.empty(n)
+        else:
+            wider = np.broadcast_shapes(lead, value.shape[:-1])
+            if wider != lead:
+                # A later force widens the result: broadcast the running total to it.
+                lead, n, (total, mf) = rows(
+                    (total.reshape((*lead, 2)), 1), (max_force, 0), lead=wider
+                )
+                total = np.ascontiguousarray(np.broadcast_to(total, (n, 2)))
+                budget = np.empty(n)
+            f = rows((value, 1), lead=lead)[2][0]
+        LOOPS.accumulate(total, f, float(weight), mf, budget)
+    return total.reshape((*lead, 2))
 
 
 def dithered(
@@ -100,12 +123,13 @@ def dithered(
         raise ValueError(f"probabilities must be in (0, 1], got {list(probabilities)}")
     values = [_value(f) for f in forces]
     shape = np.broadcast_shapes(*(v.shape for v in values))
+    # Same draws, in the same order, as one (K, *vehicles) array from rng.
     draws = rng.random((len(values), *shape[:-1]))
-    result = np.zeros(shape)
-    decided = np.zeros(shape[:-1], dtype=bool)
-    for k, (v, w, pk) in enumerate(zip(values, weights, probs, strict=True)):
-        f = np.broadcast_to(v * (w / pk), shape)
-        win = ~decided & (draws[k] < pk) & (vecmath.length(f) > 1e-12)
-        result = np.where(win[..., None], f, result)
-        decided |= win
-    return vecmath.truncate(result, max_force)
+    lead, stack, mf = _stacked([np.broadcast_to(v, shape) for v in values], max_force)
+    n = stack.shape[1]
+    flat_draws = np.ascontiguousarray(
+        np.broadcast_to(draws, (len(values), *lead)).reshape(len(values), n)
+    )
+    buf, out = vectors_out(lead, n)
+    LOOPS.dithered(stack, np.asarray(weights, dtype=np.float64), probs, flat_draws, mf, buf)
+    return out

@@ -12,24 +12,51 @@ Model"). One Euler step of length ``dt`` is exactly the classic update::
     position     = position + velocity * dt
     heading      = velocity / |velocity|   (kept unchanged while |velocity| ~ 0)
 
-The functions here never validate their inputs (they sit on the hot path);
-:class:`VehicleParams` and :class:`Vehicles` validate once, at construction.
+The formula is the scalar kernel :func:`steer_env.core.physics.integrate` (which also
+defines :data:`MIN_HEADING_SPEED`, ``1e-8`` m/s: slower vehicles keep their heading), run
+over the arrays by a compiled loop. The functions here never validate their inputs (they
+sit on the hot path); :class:`VehicleParams` and :class:`Vehicles` validate once, at construction.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from steer_env import vecmath
+from steer_env.core.arrays import LOOPS, rows
 
 Array = NDArray[np.float64]
 
-#: Speeds below this (m/s) do not change a vehicle's heading.
-MIN_HEADING_SPEED = 1e-8
+
+def __getattr__(name: str) -> Any:
+    # The constant lives in the core (where the kernel reads it); importing the core imports
+    # numba, so it happens on first use rather than at ``import steer_env``.
+    if name == "MIN_HEADING_SPEED":
+        from steer_env.core.physics import MIN_HEADING_SPEED
+
+        return MIN_HEADING_SPEED
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+_F64 = np.dtype(np.float64)
+
+
+def _rows_view(a: Array, lead: tuple[int, ...], n: int) -> Array | None:
+    """``a`` as an ``(n, 2)`` array sharing its memory (the compiled loop writes through
+    any strides), or None if it has another shape or dtype."""
+    if type(a) is not np.ndarray or a.dtype is not _F64:
+        return None
+    if a.shape == (n, 2):
+        return a
+    if a.shape == (*lead, 2):
+        view = a.reshape(n, 2)
+        return view if np.shares_memory(view, a) and view.base is not None else None
+    return None
 
 
 def integrate(
@@ -50,51 +77,40 @@ def integrate(
 
     Returns ``(position, velocity, heading)``. With ``out=(p, v, h)`` the results are
     written into those arrays (which may be the inputs themselves) and they are returned;
-    no temporaries beyond a few ``(...)``-shaped scalars are then allocated per call.
+    no temporaries are then allocated per call for C-contiguous float64 arrays.
 
     Guarantees: ``|velocity_new - velocity| <= max_force / mass * dt`` (before the speed
     truncation, and after it too when the old velocity was within ``max_speed``: scaling
     onto the speed disc is a projection, which cannot move the velocity further from the old
     one), ``|velocity_new| <= max_speed``, and a zero force leaves the velocity unchanged (up
     to the speed limit). Forces of any finite size are truncated correctly (the norm does
-    not overflow).
+    not overflow), and no finite input with positive finite limits gives NaN or inf (a step
+    whose velocity change overflows, say a force of 1e300 N on a mass of 1e-300 kg, ends at
+    ``max_speed`` along the force). The formula is
+    :func:`steer_env.core.physics.integrate`.
     """
+    lead, n, (p, v, h, f, m, ms, mf) = rows(
+        (position, 1),
+        (velocity, 1),
+        (heading, 1),
+        (steering_force, 1),
+        (mass, 0),
+        (max_speed, 0),
+        (max_force, 0),
+    )
+    dt = float(dt)
+    if out is not None:
+        views = [_rows_view(o, lead, n) for o in out]
+        if all(view is not None for view in views):
+            LOOPS.integrate(p, v, h, f, m, ms, mf, dt, *views)
+            return out
+    bufs = [np.empty((n, 2)) for _ in range(3)]
+    LOOPS.integrate(p, v, h, f, m, ms, mf, dt, *bufs)
     if out is None:
-        out = (np.empty_like(position), np.empty_like(velocity), np.empty_like(heading))
-    p_out, v_out, h_out = out
-
-    # force -> truncated to max_force, divided by mass, times dt: one scale per vehicle.
-    # vecmath.length stays exact for huge forces (a naive sqrt(fx*fx + fy*fy) overflows to
-    # inf beyond ~1e154 N and would turn the force into zero).
-    f_norm = vecmath.length(steering_force)
-    scale = np.divide(max_force, f_norm, out=np.ones_like(f_norm), where=f_norm > max_force)
-    scale *= dt
-    scale /= mass
-    dv = steering_force * scale[..., None]
-    if v_out is velocity:
-        v_out += dv
-    else:
-        np.add(velocity, dv, out=v_out)
-
-    speed = vecmath.length(v_out)
-    too_fast = speed > max_speed
-    if np.any(too_fast):
-        shrink = np.divide(max_speed, speed, out=np.ones_like(speed), where=too_fast)
-        v_out *= shrink[..., None]
-        speed *= shrink
-
-    if p_out is position:
-        p_out += v_out * dt
-    else:
-        np.multiply(v_out, dt, out=p_out)
-        p_out += position
-
-    # Heading: the unit velocity where moving; elsewhere the previous heading is kept.
-    moving = speed > MIN_HEADING_SPEED
-    if h_out is not heading:
-        np.copyto(h_out, heading)
-    np.divide(v_out, speed[..., None], out=h_out, where=moving[..., None])
-    return p_out, v_out, h_out
+        return tuple(b.reshape((*lead, 2)) for b in bufs)  # type: ignore[return-value]
+    for o, b in zip(out, bufs, strict=True):
+        np.copyto(o, b.reshape((*lead, 2)))
+    return out
 
 
 def _as_per_vehicle(name: str, value: ArrayLike, n: int) -> Array:

@@ -1,39 +1,84 @@
-"""TEMPORARY stand-in."""
+"""Scalar kernels of the steering behaviours (one vehicle, or one neighbour pair).
+
+Every behaviour returns a steering force ``(fx, fy)`` in N: Reynolds' *desired velocity
+minus current velocity* (Reynolds 1999, "Steering Behaviors For Autonomous Characters").
+Optional limits of the numpy API (``None`` there) are ``math.inf`` here. The docstrings of
+:mod:`steer_env.behaviors` give the literature sources and the conditions under which each
+behaviour does what it promises; the formulas are stated again here, briefly.
+
+Flocking over neighbour pairs is split into a per-pair term (:func:`separation_push`,
+:func:`pair_tiebreak`, :func:`approach_time`) and a per-vehicle finish
+(:func:`steer_towards`, :func:`cohesion_finish`, :func:`collision_response`), so a loop over
+a pair list and a dense loop over the vehicles of one environment share the formulas.
+"""
+
+from __future__ import annotations
 
 import math
 
 from steer_env.core.jit import kernel
-from steer_env.core.vecmath import TINY, length, normalize, set_magnitude, to_world
+from steer_env.core.vecmath import (
+    TINY,
+    length,
+    normalize,
+    perp,
+    set_magnitude,
+    to_local,
+    to_world,
+)
 
-_GOLDEN_ANGLE = math.pi * (3.0 - math.sqrt(5.0))
+#: Angle increment of the coincident-boid tie-break (the golden angle, radians).
+GOLDEN_ANGLE = math.pi * (3.0 - math.sqrt(5.0))
+#: Pursuit aims at the target itself when the two directions of motion have a cosine below
+#: this (within ~18 degrees of opposite; Buckland's ``RelativeHeading < -0.95``).
+HEAD_ON_COS = -0.95
+#: Separation's default floor on a neighbour's distance, m.
+MIN_SEPARATION = 1e-3
+#: Forces shorter than this count as "no force" (dithered combination, N).
+FORCE_EPS = 1e-12
+#: Relative speeds whose square is at most this give no closest approach (UCA).
+APPROACH_EPS = 1e-12
 
 
+# --- seek / flee / arrive
 @kernel
 def seek(px, py, vx, vy, tx, ty, max_speed):
+    """``max_speed * (t - p) / |t - p| - v``; at the target the desired velocity is zero."""
     dx, dy = set_magnitude(tx - px, ty - py, max_speed)
     return dx - vx, dy - vy
 
 
 @kernel
 def flee(px, py, vx, vy, tx, ty, max_speed, panic_distance):
-    if length(px - tx, py - ty) > panic_distance:
+    """``max_speed * (p - t) / |p - t| - v``; zero beyond ``panic_distance`` m (inf: none)."""
+    ax = px - tx
+    ay = py - ty
+    if not length(ax, ay) <= panic_distance:
         return 0.0, 0.0
-    dx, dy = set_magnitude(px - tx, py - ty, max_speed)
+    dx, dy = set_magnitude(ax, ay, max_speed)
     return dx - vx, dy - vy
 
 
 @kernel
 def arrive(px, py, vx, vy, tx, ty, max_speed, slowing_radius, max_deceleration):
-    ox, oy = tx - px, ty - py
+    """Desired speed ``max_speed * min(1, d / slowing_radius)``, capped at
+    ``sqrt(2 * max_deceleration * d)`` unless ``max_deceleration`` is inf; desired velocity
+    along ``t - p``; returns ``desired - v``."""
+    ox = tx - px
+    oy = ty - py
     d = length(ox, oy)
     speed = max_speed * min(1.0, d / slowing_radius)
-    speed = min(speed, math.sqrt(2.0 * max_deceleration * d))
+    if max_deceleration < math.inf:
+        speed = min(speed, math.sqrt(2.0 * max_deceleration * d))
     dx, dy = set_magnitude(ox, oy, speed)
     return dx - vx, dy - vy
 
 
+# --- pursuit / evade
 @kernel
 def predict_position(px, py, max_speed, tpx, tpy, tvx, tvy, max_prediction_time):
+    """``tp + tv * T`` with ``T = min(|tp - p| / (max_speed + |tv|), max_prediction_time)``
+    (Buckland's look-ahead; ``max_prediction_time`` inf: no cap)."""
     d = length(tpx - px, tpy - py)
     look_ahead = min(d / (max_speed + length(tvx, tvy)), max_prediction_time)
     return tpx + tvx * look_ahead, tpy + tvy * look_ahead
@@ -41,10 +86,12 @@ def predict_position(px, py, max_speed, tpx, tpy, tvx, tvy, max_prediction_time)
 
 @kernel
 def pursuit_target(px, py, vx, vy, max_speed, tpx, tpy, tvx, tvy, max_prediction_time):
+    """The target itself when it is ahead and coming head-on (cosine of the two directions
+    of motion below :data:`HEAD_ON_COS`), else :func:`predict_position`."""
     hx, hy = normalize(vx, vy)
     thx, thy = normalize(tvx, tvy)
-    ahead = (tpx - px) * hx + (tpy - py) * hy > 0
-    head_on = hx * thx + hy * thy < -0.95
+    ahead = (tpx - px) * hx + (tpy - py) * hy > 0.0
+    head_on = hx * thx + hy * thy < HEAD_ON_COS
     if ahead and head_on:
         return tpx, tpy
     return predict_position(px, py, max_speed, tpx, tpy, tvx, tvy, max_prediction_time)
@@ -52,86 +99,73 @@ def pursuit_target(px, py, vx, vy, max_speed, tpx, tpy, tvx, tvy, max_prediction
 
 @kernel
 def pursuit(px, py, vx, vy, max_speed, tpx, tpy, tvx, tvy, max_prediction_time):
+    """:func:`seek` of :func:`pursuit_target` (Reynolds' pursuit)."""
     ax, ay = pursuit_target(px, py, vx, vy, max_speed, tpx, tpy, tvx, tvy, max_prediction_time)
     return seek(px, py, vx, vy, ax, ay, max_speed)
 
 
 @kernel
 def evade(px, py, vx, vy, max_speed, tpx, tpy, tvx, tvy, threat_range, max_prediction_time):
-    qx, qy = predict_position(px, py, max_speed, tpx, tpy, tvx, tvy, max_prediction_time)
-    fx, fy = set_magnitude(px - qx, py - qy, max_speed)
-    if length(tpx - px, tpy - py) <= threat_range:
-        return fx - vx, fy - vy
-    return 0.0, 0.0
+    """:func:`flee` of the threat's :func:`predict_position`; zero when the threat is
+    farther than ``threat_range`` m (inf: none)."""
+    if not length(tpx - px, tpy - py) <= threat_range:
+        return 0.0, 0.0
+    ax, ay = predict_position(px, py, max_speed, tpx, tpy, tvx, tvy, max_prediction_time)
+    return flee(px, py, vx, vy, ax, ay, max_speed, math.inf)
+
+
+# --- wander
+@kernel
+def wander_step(wtx, wty, nx, ny, radius, jitter_dt):
+    """Buckland's wander target update: add ``noise * jitter_dt`` (noise uniform in
+    ``[-1, 1]`` per axis, ``jitter_dt = jitter * dt`` m) and project back onto the circle of
+    ``radius`` m; a target jittered exactly onto the centre restarts straight ahead."""
+    mx = wtx + nx * jitter_dt
+    my = wty + ny * jitter_dt
+    if length(mx, my) <= TINY:
+        return radius, 0.0
+    return set_magnitude(mx, my, radius)
+
+
+@kernel
+def wander_world_target(px, py, hx, hy, wtx, wty, distance):
+    """World position of the wander target: local ``wt + (distance, 0)`` from ``p``."""
+    wx, wy = to_world(wtx + distance, wty, hx, hy)
+    return wx + px, wy + py
 
 
 @kernel
 def wander(px, py, vx, vy, hx, hy, max_speed, wtx, wty, nx, ny, radius, distance, jitter_dt):
-    mx = wtx + nx * jitter_dt
-    my = wty + ny * jitter_dt
-    cx, cy = set_magnitude(mx, my, radius)
-    if length(mx, my) <= TINY:
-        cx, cy = radius, 0.0
-    wx, wy = to_world(cx + distance, cy + 0.0, hx, hy)
-    fx, fy = seek(px, py, vx, vy, wx + px, wy + py, max_speed)
-    return fx, fy, cx, cy
+    """One wander step: returns ``(fx, fy, new_wtx, new_wty)``, the force seeking the moved
+    target ``distance`` m ahead (see :func:`wander_step`)."""
+    ox, oy = wander_step(wtx, wty, nx, ny, radius, jitter_dt)
+    ax, ay = wander_world_target(px, py, hx, hy, ox, oy, distance)
+    fx, fy = seek(px, py, vx, vy, ax, ay, max_speed)
+    return fx, fy, ox, oy
 
 
-@kernel
-def wall_avoidance(
-    px,
-    py,
-    vx,
-    vy,
-    hx,
-    hy,
-    max_speed,
-    xmin,
-    ymin,
-    xmax,
-    ymax,
-    feeler_length,
-    side_angle,
-    side_scale,
-):
-    c, s = math.cos(side_angle), math.sin(side_angle)
-    side = feeler_length * side_scale
-    lx, ly = to_world(c, s, hx, hy)
-    rx, ry = to_world(c, -s, hx, hy)
-    t0x, t0y = px + hx * feeler_length, py + hy * feeler_length
-    t1x, t1y = px + lx * side, py + ly * side
-    t2x, t2y = px + rx * side, py + ry * side
-    lo_x = max(xmin - t0x, xmin - t1x, xmin - t2x) > 0 or px - xmin < side
-    lo_y = max(ymin - t0y, ymin - t1y, ymin - t2y) > 0 or py - ymin < side
-    hi_x = max(t0x - xmax, t1x - xmax, t2x - xmax) > 0 or xmax - px < side
-    hi_y = max(t0y - ymax, t1y - ymax, t2y - ymax) > 0 or ymax - py < side
-    fx = 0.0
-    fy = 0.0
-    if lo_x:
-        fx = max_speed - vx
-    elif hi_x:
-        fx = -max_speed - vx
-    if lo_y:
-        fy = max_speed - vy
-    elif hi_y:
-        fy = -max_speed - vy
-    return fx, fy
-
-
+# --- flocking: per-pair terms and per-vehicle finishes
 @kernel
 def pair_tiebreak(i, j):
+    """Unit push for vehicle ``i`` away from a coincident ``j``: direction
+    ``GOLDEN_ANGLE * (min(i, j) * 7919 + max(i, j))``, sign + for ``i < j``; antisymmetric and
+    deterministic, so two boids on the same spot separate instead of producing NaN."""
     lo = float(min(i, j))
     hi = float(max(i, j))
-    angle = _GOLDEN_ANGLE * (lo * 7919.0 + hi)
+    angle = GOLDEN_ANGLE * (lo * 7919.0 + hi)
     sign = 1.0 if i < j else -1.0
     return math.cos(angle) * sign, math.sin(angle) * sign
 
 
 @kernel
 def separation_push(ox, oy, d, i, j, min_distance):
+    """Separation term of vehicle ``i`` from neighbour ``j`` at offset ``o = p_j - p_i``,
+    distance ``d``: ``-o / max(d, min_distance)**2`` (Buckland's unit vector away divided by
+    the distance); coincident pairs (``d <= TINY``) push along
+    ``pair_tiebreak(i, j) / min_distance``."""
     if d <= TINY:
-        bx, by = pair_tiebreak(i, j)
-        return bx / min_distance, by / min_distance
+        tx, ty = pair_tiebreak(i, j)
+        return tx / min_distance, ty / min_distance
     w = max(d, min_distance)
     w = -1.0 / (w * w)
     return ox * w, oy * w
@@ -139,7 +173,277 @@ def separation_push(ox, oy, d, i, j, min_distance):
 
 @kernel
 def steer_towards(sx, sy, count, vx, vy, max_speed):
+    """``set_magnitude(s, max_speed) - v`` when ``count > 0`` neighbours contributed to the
+    sum ``s``, else zero (finish of separation and alignment)."""
     if count <= 0:
         return 0.0, 0.0
-    fx, fy = set_magnitude(sx, sy, max_speed)
-    return fx - vx, fy - vy
+    dx, dy = set_magnitude(sx, sy, max_speed)
+    return dx - vx, dy - vy
+
+
+@kernel
+def cohesion_finish(sx, sy, count, vx, vy, max_speed):
+    """Seek the neighbours' centre: :func:`steer_towards` of the mean offset ``s / count``."""
+    c = max(count, 1)
+    return steer_towards(sx / c, sy / c, count, vx, vy, max_speed)
+
+
+@kernel
+def approach_time(dpx, dpy, dvx, dvy, combined_radius, time_horizon):
+    """Reynolds' unaligned collision test for one pair with relative position ``dp`` and
+    relative velocity ``dv`` (other minus self): the time of closest approach
+    ``t = -dp.dv / |dv|**2`` when ``0 < t <= time_horizon`` and the predicted miss distance
+    ``|dp + dv t|`` is below ``combined_radius``, else inf (no threat)."""
+    dv2 = dvx * dvx + dvy * dvy
+    if not dv2 > APPROACH_EPS:
+        return math.inf
+    t = -(dpx * dvx + dpy * dvy) / dv2
+    if not (t > 0.0 and t <= time_horizon):
+        return math.inf
+    if not length(dpx + dvx * t, dpy + dvy * t) < combined_radius:
+        return math.inf
+    return t
+
+
+@kernel
+def collision_response(px, py, vx, vy, hx, hy, max_speed, opx, opy, ovx, ovy, t):
+    """Steering away from the threat chosen by :func:`approach_time` (OpenSteer's
+    ``steerToAvoidNeighbors``): sideways, away from where the other will be at ``t``, and
+    along the heading ``-0.5`` (slow down) if it is ahead now, ``+0.5`` if behind; scaled
+    by ``max_speed``."""
+    rx = (opx + ovx * t) - (px + vx * t)
+    ry = (opy + ovy * t) - (py + vy * t)
+    _, rel_side = to_local(rx, ry, hx, hy)
+    side = -1.0 if rel_side > 0.0 else 1.0
+    ahead, _ = to_local(opx - px, opy - py, hx, hy)
+    forward = -0.5 if ahead > 0.0 else 0.5
+    fx, fy = to_world(forward, side, hx, hy)
+    return fx * max_speed, fy * max_speed
+
+
+# --- walls and obstacles
+@kernel
+def feelers(px, py, hx, hy, feeler_length, side_angle, side_scale):
+    """Tips of Buckland's three feelers ``(ax, ay, lx, ly, rx, ry)``: ``feeler_length`` m
+    ahead, and ``feeler_length * side_scale`` m at +/- ``side_angle`` radians."""
+    c = math.cos(side_angle)
+    s = math.sin(side_angle)
+    lx, ly = to_world(c, s, hx, hy)
+    rx, ry = to_world(c, -s, hx, hy)
+    side = feeler_length * side_scale
+    return (
+        px + hx * feeler_length,
+        py + hy * feeler_length,
+        px + lx * side,
+        py + ly * side,
+        px + rx * side,
+        py + ry * side,
+    )
+
+
+@kernel
+def _containment_axis(p, v, lo, hi, t0, t1, t2, max_speed, margin):
+    """One axis of :func:`wall_avoidance`: the force component for position ``p``, velocity
+    ``v``, walls ``lo``/``hi`` and feeler tips ``t0..t2`` on that axis."""
+    over_lo = max(lo - t0, lo - t1, lo - t2) > 0.0 or p - lo < margin
+    over_hi = max(t0 - hi, t1 - hi, t2 - hi) > 0.0 or hi - p < margin
+    if over_lo:
+        return max_speed - v
+    if over_hi:
+        return -max_speed - v
+    return 0.0
+
+
+@kernel
+def wall_avoidance(
+    px, py, vx, vy, hx, hy, max_speed, xmin, ymin, xmax, ymax, feeler_length, side_angle,
+    side_scale,
+):  # fmt: skip
+    """Containment in the box ``[xmin, xmax] x [ymin, ymax]``: a wall counts as touched
+    when a feeler tip is beyond it or the vehicle is closer to it than
+    ``feeler_length * side_scale``; per touched wall the desired velocity points away from
+    it at ``max_speed`` (keeping the component along it), force ``desired - v``."""
+    ax, ay, lx, ly, rx, ry = feelers(px, py, hx, hy, feeler_length, side_angle, side_scale)
+    margin = feeler_length * side_scale
+    fx = _containment_axis(px, vx, xmin, xmax, ax, lx, rx, max_speed, margin)
+    fy = _containment_axis(py, vy, ymin, ymax, ay, ly, ry, max_speed, margin)
+    return fx, fy
+
+
+@kernel
+def obstacle_avoidance(
+    px, py, vx, vy, hx, hy, max_speed, radius, centers, radii, min_detection_length,
+    braking_weight,
+):  # fmt: skip
+    """Buckland's detection box against circular obstacles (``centers`` ``(M, 2)``, ``radii``
+    ``(M,)``): box length ``L = min_detection_length * (1 + speed / max_speed)``; of the
+    obstacles whose radius grown by ``radius`` crosses the box, the one whose boundary is
+    nearest along the heading, at local ``(x, y)`` with grown radius ``R``, gives the local
+    force ``(-braking_weight * speed * clip((L - (x - R)) / L, 0, 1),
+    -sign(y) * max_speed * (R - |y|) / R * (1 + max(L - x, 0) / L))`` (dead ahead: +side)."""
+    speed = length(vx, vy)
+    box = min_detection_length * (1.0 + speed / max_speed)
+    best = math.inf
+    ox = 0.0
+    oy = 0.0
+    orad = 0.0
+    found = False
+    for k in range(radii.shape[0]):
+        lx, ly = to_local(centers[k, 0] - px, centers[k, 1] - py, hx, hy)
+        grown = radii[k] + radius
+        if lx + grown >= 0.0 and lx - grown <= box and abs(ly) < grown:
+            half_chord = math.sqrt(max(grown * grown - ly * ly, 0.0))
+            near_x = lx - half_chord if lx - half_chord > 0.0 else lx + half_chord
+            if not found or near_x < best:
+                best = near_x
+                ox = lx
+                oy = ly
+                orad = grown
+                found = True
+    if not found:
+        return 0.0, 0.0
+    multiplier = 1.0 + max(box - ox, 0.0) / box
+    away = -1.0 if oy > 0.0 else 1.0
+    lateral = away * max_speed * (orad - abs(oy)) / orad * multiplier
+    braking = -braking_weight * speed * min(max((box - (ox - orad)) / box, 0.0), 1.0)
+    return to_world(braking, lateral, hx, hy)
+
+
+# --- group tactics
+@kernel
+def interpose(
+    px, py, vx, vy, max_speed, apx, apy, avx, avy, bpx, bpy, bvx, bvy, slowing_radius
+):  # fmt: skip
+    """:func:`arrive` at the midpoint of ``a`` and ``b`` predicted ``T`` s ahead,
+    ``T = |(a + b) / 2 - p| / max_speed`` (Buckland's ``Interpose``)."""
+    t = length(0.5 * (apx + bpx) - px, 0.5 * (apy + bpy) - py) / max_speed
+    mx = 0.5 * (apx + avx * t + bpx + bvx * t)
+    my = 0.5 * (apy + avy * t + bpy + bvy * t)
+    return arrive(px, py, vx, vy, mx, my, max_speed, slowing_radius, math.inf)
+
+
+@kernel
+def hiding_spot(hunter_x, hunter_y, cx, cy, r, distance_from_boundary):
+    """The point ``distance_from_boundary`` m beyond the obstacle's edge, on the far side
+    from the hunter: ``c + normalize(c - hunter) * (r + distance_from_boundary)``."""
+    ax, ay = normalize(cx - hunter_x, cy - hunter_y)
+    reach = r + distance_from_boundary
+    return cx + ax * reach, cy + ay * reach
+
+
+@kernel
+def hide(
+    px, py, vx, vy, max_speed, hunter_px, hunter_py, hunter_vx, hunter_vy, centers, radii,
+    slowing_radius, distance_from_boundary,
+):  # fmt: skip
+    """:func:`arrive` at the nearest :func:`hiding_spot`; with no obstacles, :func:`evade`
+    the hunter (Buckland's ``Hide``)."""
+    if radii.shape[0] == 0:
+        return evade(
+            px, py, vx, vy, max_speed, hunter_px, hunter_py, hunter_vx, hunter_vy, math.inf,
+            math.inf,
+        )  # fmt: skip
+    best = math.inf
+    bx = 0.0
+    by = 0.0
+    for k in range(radii.shape[0]):
+        sx, sy = hiding_spot(
+            hunter_px, hunter_py, centers[k, 0], centers[k, 1], radii[k], distance_from_boundary
+        )
+        d = length(sx - px, sy - py)
+        if k == 0 or d < best:
+            best = d
+            bx = sx
+            by = sy
+    return arrive(px, py, vx, vy, bx, by, max_speed, slowing_radius, math.inf)
+
+
+@kernel
+def offset_pursuit(
+    px, py, vx, vy, max_speed, lpx, lpy, lvx, lvy, lhx, lhy, offx, offy, slowing_radius
+):  # fmt: skip
+    """:func:`arrive` at the leader's offset point (local ``(forward, side)`` m in the
+    leader's frame) predicted with :func:`predict_position`'s look-ahead."""
+    wx, wy = to_world(offx, offy, lhx, lhy)
+    ax, ay = predict_position(px, py, max_speed, wx + lpx, wy + lpy, lvx, lvy, math.inf)
+    return arrive(px, py, vx, vy, ax, ay, max_speed, slowing_radius, math.inf)
+
+
+# --- path following
+@kernel
+def path_target(px, py, vx, vy, path, prediction_time, look_ahead, loop):
+    """Project ``p + v * prediction_time`` onto the polyline ``path`` (``(M, 2)``, ``M >= 2``,
+    closed when ``loop``), then move ``look_ahead`` m further along it (wrapping when
+    ``loop``, clamped at the end otherwise)."""
+    m = path.shape[0]
+    n_seg = m if loop else m - 1
+    fx = px + vx * prediction_time
+    fy = py + vy * prediction_time
+    total = 0.0
+    best = math.inf
+    s = 0.0
+    for k in range(n_seg):
+        ax = path[k, 0]
+        ay = path[k, 1]
+        k1 = k + 1 if k + 1 < m else 0
+        sx = path[k1, 0] - ax
+        sy = path[k1, 1] - ay
+        seg_len = length(sx, sy)
+        t = ((fx - ax) * sx + (fy - ay) * sy) / max(seg_len * seg_len, TINY)
+        t = min(max(t, 0.0), 1.0)
+        d = length(fx - (ax + sx * t), fy - (ay + sy * t))
+        if k == 0 or d < best:
+            best = d
+            s = total + t * seg_len
+        total += seg_len
+    s += look_ahead
+    s = s % total if loop else min(s, total)
+    # The segment holding arc length s: the last one starting at or before it.
+    cum = 0.0
+    for k in range(n_seg):
+        k1 = k + 1 if k + 1 < m else 0
+        sx = path[k1, 0] - path[k, 0]
+        sy = path[k1, 1] - path[k, 1]
+        seg_len = length(sx, sy)
+        if k == n_seg - 1 or cum + seg_len > s:
+            frac = (s - cum) / max(seg_len, TINY)
+            return path[k, 0] + sx * frac, path[k, 1] + sy * frac
+        cum += seg_len
+    return path[0, 0], path[0, 1]  # unreachable for M >= 2
+
+
+@kernel
+def follow_path(px, py, vx, vy, max_speed, path, prediction_time, look_ahead, loop):
+    """:func:`arrive` at :func:`path_target` with slowing radius ``look_ahead``."""
+    ax, ay = path_target(px, py, vx, vy, path, prediction_time, look_ahead, loop)
+    return arrive(px, py, vx, vy, ax, ay, max_speed, look_ahead, math.inf)
+
+
+# --- flow fields (Reynolds 1999, "flow field following")
+@kernel
+def flow_field_following(px, py, vx, vy, max_speed, fvx, fvy):
+    """Desired velocity = the field's vector ``(fvx, fvy)`` (sampled at the vehicle's
+    predicted position) scaled to ``max_speed``; returns ``desired - v``. A zero field
+    vector brakes."""
+    dx, dy = set_magnitude(fvx, fvy, max_speed)
+    return dx - vx, dy - vy
+
+
+@kernel
+def vortex_field(px, py, cx, cy, radius, spin, gain):
+    """Unit-scale flow circling ``(cx, cy)``: the tangent ``spin * perp(r_hat)`` (``spin``
+    +1 counter-clockwise, -1 clockwise) plus a radial correction
+    ``gain * clip((radius - d) / radius, -1, 1) * r_hat`` towards the preferred ``radius``
+    m, so a follower orbits at about that radius. At the centre ``r_hat`` is +x (finite)."""
+    rx = px - cx
+    ry = py - cy
+    d = length(rx, ry)
+    if d <= TINY:
+        ux = 1.0
+        uy = 0.0
+    else:
+        ux = rx / d
+        uy = ry / d
+    tx, ty = perp(ux, uy)
+    pull = gain * min(max((radius - d) / radius, -1.0), 1.0)
+    return spin * tx + pull * ux, spin * ty + pull * uy

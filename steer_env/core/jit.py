@@ -1,6 +1,138 @@
-"""TEMPORARY stand-in."""
+"""The one decorator every scalar kernel uses, and an on-disk cache that cannot go stale.
 
-from numba import njit
+Every formula of steer-env is a numba-compiled scalar function in :mod:`steer_env.core`
+(decorated with :data:`kernel`); the numpy API and the environments call them through
+compiled loops.
 
-kernel = njit(cache=True, nogil=True, error_model="numpy")
-inline_kernel = njit(cache=True, nogil=True, error_model="numpy", inline="always")
+Why a custom cache locator: numba's on-disk cache (``cache=True``) decides whether machine
+code is fresh by looking only at the file that *defines* the function. A kernel that calls a
+kernel of another module, or reads a constant defined elsewhere, has that code and that
+constant compiled into it, so editing the other module would silently keep running the old
+machine code. :class:`SteerCacheLocator` claims every function defined under
+``steer_env/core`` or ``steer_env/engine`` and stamps its cache with a SHA-256 of the
+contents of every ``.py`` file in those two directories: any edit there invalidates the
+cache of every kernel, which is then recompiled on first use.
+
+``NUMBA_DISABLE_JIT=1`` runs every kernel as plain Python (slowly, with the same results).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+
+import numba
+from numba.core import caching, config
+
+#: Directories whose .py files stamp the cache (the engine one may not exist yet).
+_PACKAGE = Path(__file__).resolve().parent.parent
+STAMPED_DIRS = (_PACKAGE / "core", _PACKAGE / "engine")
+
+_stamp_memo: dict[tuple, str] = {}
+
+
+def _stamped_files() -> list[Path]:
+    files: list[Path] = []
+    for d in STAMPED_DIRS:
+        if d.is_dir():
+            files.extend(sorted(d.rglob("*.py")))
+    return files
+
+
+def source_stamp() -> str:
+    """SHA-256 (hex) of the relative paths and contents of every ``.py`` file under
+    ``steer_env/core`` and ``steer_env/engine``.
+
+    Memoised on every file's (path, mtime, size), so it is re-hashed when a file changes
+    while the process runs, and computed about once per process otherwise."""
+    files = _stamped_files()
+    key = []
+    for f in files:
+        st = f.stat()
+        key.append((str(f), st.st_mtime_ns, st.st_size))
+    memo_key = tuple(key)
+    stamp = _stamp_memo.get(memo_key)
+    if stamp is None:
+        h = hashlib.sha256()
+        for f in files:
+            h.update(str(f.relative_to(_PACKAGE)).encode())
+            h.update(b"\0")
+            data = f.read_bytes()
+            h.update(len(data).to_bytes(8, "little"))
+            h.update(data)
+        stamp = h.hexdigest()
+        _stamp_memo.clear()
+        _stamp_memo[memo_key] = stamp
+    return stamp
+
+
+def _claims(py_file: str) -> bool:
+    try:
+        path = Path(py_file).resolve()
+    except OSError:
+        return False
+    return any(path.is_relative_to(d) for d in STAMPED_DIRS)
+
+
+class SteerCacheLocator(caching._CacheLocator):
+    """Cache locator for functions defined under ``steer_env/core`` or ``steer_env/engine``.
+
+    Where: ``NUMBA_CACHE_DIR`` when set, else ``__pycache__`` next to the source file, else
+    numba's user-wide cache directory (the first writable one). Freshness:
+    :func:`source_stamp`, the hash of the whole core and engine sources."""
+
+    def __init__(self, py_func, py_file: str, cache_path: str) -> None:
+        self._py_file = py_file
+        self._lineno = py_func.__code__.co_firstlineno
+        self._cache_path = cache_path
+
+    def get_cache_path(self) -> str:
+        return self._cache_path
+
+    def get_source_stamp(self) -> str:
+        return source_stamp()
+
+    def get_disambiguator(self) -> str:
+        return str(self._lineno)
+
+    @classmethod
+    def from_function(cls, py_func, py_file: str):
+        if not _claims(py_file):
+            return None
+        subpath = cls.get_suitable_cache_subpath(py_file)
+        candidates = []
+        if config.CACHE_DIR:
+            candidates.append(os.path.join(config.CACHE_DIR, subpath))
+        candidates.append(os.path.join(os.path.dirname(py_file), "__pycache__"))
+        user_wide = caching.AppDirs(appname="numba", appauthor=False).user_cache_dir
+        candidates.append(os.path.join(user_wide, subpath))
+        for path in candidates:
+            self = cls(py_func, py_file, path)
+            try:
+                self.ensure_cache_path()
+            except OSError:
+                continue
+            return self
+        return None
+
+
+def _install_locator() -> None:
+    classes = caching.CacheImpl._locator_classes
+    if SteerCacheLocator not in classes:
+        classes.insert(0, SteerCacheLocator)
+
+
+_install_locator()
+
+#: The decorator of every scalar kernel: compiled on first call, cached on disk under the
+#: stamp above, releases the GIL, and follows numpy's floating-point rules (x / 0 gives inf
+#: or nan instead of raising), which the kernels rely on where they document it.
+kernel = numba.njit(cache=True, nogil=True, error_model="numpy")
+
+#: Options for the compiled array loops built on the kernels (same cache, same rules).
+LOOP_OPTIONS = {"cache": True, "nogil": True}
+
+#: :data:`kernel` that numba also inlines into its callers at the IR level: for the engine's
+#: per-environment helpers, whose many array arguments would otherwise cost a call each.
+inline_kernel = numba.njit(cache=True, nogil=True, error_model="numpy", inline="always")

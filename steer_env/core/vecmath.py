@@ -1,49 +1,96 @@
-"""TEMPORARY stand-in."""
+"""Scalar 2-D vector kernels (a vector is two floats ``x, y``).
+
+Zero vectors never produce NaN: truncating, normalising or setting the magnitude of a zero
+vector gives a zero vector. The local frame of a vehicle follows Buckland's convention
+(*Programming Game AI by Example*, ch. 3, ``VectorToWorldSpace``): local x is the heading
+(forward), local y the heading rotated +90 degrees (side, to the left in a y-up world).
+"""
+
+from __future__ import annotations
 
 import math
 
 from steer_env.core.jit import kernel
 
+#: Lengths below this are treated as zero when dividing by a length.
 TINY = 1e-12
+# Sums of squares outside [SQ_MIN, SQ_MAX] may have lost precision to underflow or overflow.
+SQ_MIN = 1e-290
+SQ_MAX = 1e300
 
 
 @kernel
-def length(x, y):
+def length(x: float, y: float) -> float:
+    """Euclidean length ``sqrt(x**2 + y**2)``, exact for any finite input.
+
+    Fast path ``sqrt(x*x + y*y)``; when the sum of squares overflowed (components beyond
+    ~1e150), underflowed (below ~1e-145) or is not finite, :func:`math.hypot` recomputes it
+    without intermediate overflow, so ``length(1e200, 0) == 1e200``."""
     s = x * x + y * y
-    if 1e-290 <= s <= 1e300:
+    if SQ_MIN <= s <= SQ_MAX:
         return math.sqrt(s)
+    if s == 0.0 and x == 0.0 and y == 0.0:
+        return 0.0
     return math.hypot(x, y)
 
 
 @kernel
-def set_magnitude(x, y, magnitude):
+def normalize(x: float, y: float) -> tuple[float, float]:
+    """Unit vector along ``(x, y)``; ``(0, 0)`` when its length is at most :data:`TINY`."""
     n = length(x, y)
-    if n > TINY:
-        return x / n * magnitude, y / n * magnitude
-    return 0.0, 0.0
+    inv = 1.0 / n if n > TINY else 0.0
+    return x * inv, y * inv
 
 
 @kernel
-def normalize(x, y):
+def set_magnitude(x: float, y: float, magnitude: float) -> tuple[float, float]:
+    """``magnitude * (x, y) / |(x, y)|``; ``(0, 0)`` when ``|(x, y)| <= TINY``."""
     n = length(x, y)
-    if n > TINY:
-        return x / n, y / n
-    return 0.0, 0.0
+    if not n > TINY:
+        return 0.0, 0.0
+    # Unit vector first, then the magnitude: magnitude / n alone can overflow or go
+    # subnormal (and lose digits) where the result itself is representable.
+    return x / n * magnitude, y / n * magnitude
 
 
 @kernel
-def truncate(x, y, max_length):
+def truncate(x: float, y: float, max_length: float) -> tuple[float, float]:
+    """``(x, y)`` scaled down to ``max_length`` when longer, unchanged otherwise
+    (``max_length >= 0``)."""
     n = length(x, y)
     if n > max_length:
-        return x / n * max_length, y / n * max_length
+        return x / n * max_length, y / n * max_length  # see set_magnitude for the order
     return x, y
 
 
 @kernel
-def to_world(x, y, hx, hy):
+def perp(x: float, y: float) -> tuple[float, float]:
+    """``(x, y)`` rotated +90 degrees: ``(-y, x)``."""
+    return -y, x
+
+
+@kernel
+def to_local(x: float, y: float, hx: float, hy: float) -> tuple[float, float]:
+    """World vector ``(x, y)`` in the frame whose x axis is the unit heading ``(hx, hy)``:
+    ``(forward, side) = (x*hx + y*hy, -x*hy + y*hx)``."""
+    return x * hx + y * hy, -x * hy + y * hx
+
+
+@kernel
+def to_world(x: float, y: float, hx: float, hy: float) -> tuple[float, float]:
+    """Inverse of :func:`to_local`: local ``(forward, side)`` to world
+    ``(x*hx - y*hy, x*hy + y*hx)``."""
     return x * hx - y * hy, x * hy + y * hx
 
 
 @kernel
-def to_local(x, y, hx, hy):
-    return x * hx + y * hy, -x * hy + y * hx
+def heading_from(
+    vx: float, vy: float, hx: float, hy: float, min_speed: float
+) -> tuple[float, float]:
+    """Unit heading along the velocity ``(vx, vy)``, or the previous heading ``(hx, hy)``
+    when the speed is at most ``min_speed`` (a stopped vehicle keeps facing where it
+    faced)."""
+    speed = length(vx, vy)
+    if speed > min_speed:
+        return vx / speed, vy / speed
+    return hx, hy

@@ -5,8 +5,11 @@ numbers it would get if it ran alone (so ``gym.make_vec`` reproduces ``E`` singl
 seeded the same way), without a Python loop over ``E`` generators in ``step``. Each
 environment therefore owns a 64-bit ``key`` and a draw ``counter``; draw ``c`` of stream
 ``key`` is the SplitMix64 output for state ``key + (c + 1) * GAMMA`` (Steele, Lea and
-Flood 2014, "Fast splittable pseudorandom number generators"), which numpy evaluates for
-all environments in a handful of vectorised integer operations.
+Flood 2014, "Fast splittable pseudorandom number generators").
+
+The formulas are the scalar kernels of :mod:`steer_env.core.streams` (``mix``,
+``uniform_draw``); the functions here run them over arrays in compiled loops. ``GAMMA``,
+``_M1`` and ``_M2`` are re-exported from there.
 
 Keys come from seeds (:func:`key_from_seed`) or from a :class:`numpy.random.Generator`
 (the environment's ``np_random``); nothing here touches global or time-based state.
@@ -14,25 +17,62 @@ Keys come from seeds (:func:`key_from_seed`) or from a :class:`numpy.random.Gene
 
 from __future__ import annotations
 
+import hashlib
+from typing import Any
+
 import numpy as np
 from numpy.typing import NDArray
 
-GAMMA = np.uint64(0x9E3779B97F4A7C15)
-_M1 = np.uint64(0xBF58476D1CE4E5B9)
-_M2 = np.uint64(0x94D049BB133111EB)
-_SEED_SALT = np.uint64(0x5EED5EED5EED5EED)
+from steer_env.core.arrays import LOOPS
+
+_REEXPORTED = {"GAMMA": "GAMMA", "_M1": "M1", "_M2": "M2", "_SEED_SALT": "SEED_SALT"}
 
 
-def _mix(z: NDArray[np.uint64]) -> NDArray[np.uint64]:
-    z = (z ^ (z >> np.uint64(30))) * _M1
-    z = (z ^ (z >> np.uint64(27))) * _M2
-    return z ^ (z >> np.uint64(31))
+def __getattr__(name: str) -> Any:
+    # The constants live in the core; importing it imports numba, so on first use only.
+    if name in _REEXPORTED:
+        from steer_env.core import streams
+
+        return getattr(streams, _REEXPORTED[name])
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def reduce_seed(seed: int) -> int:
+    """A non-negative Python int as a 64-bit seed.
+
+    Seeds below ``2**64`` are returned unchanged (their keys are those of earlier
+    releases). Larger seeds are reduced to the first 8 bytes (little-endian) of the
+    BLAKE2b hash of their little-endian bytes, personalised ``b"steer-env-seed"``: distinct
+    large seeds collide only as often as a 64-bit cryptographic hash does (and a large seed
+    meets a particular small one with probability ``2**-64``)."""
+    if seed < 0:
+        raise ValueError(f"seeds must be non-negative integers, got {seed}")
+    if seed < 2**64:
+        return seed
+    data = seed.to_bytes((seed.bit_length() + 7) // 8, "little")
+    digest = hashlib.blake2b(data, digest_size=8, person=b"steer-env-seed").digest()
+    return int.from_bytes(digest, "little")
+
+
+def _as_seed_array(seed: Any) -> NDArray[np.uint64]:
+    if isinstance(seed, int | np.integer) and not isinstance(seed, bool | np.bool_):
+        return np.array([reduce_seed(int(seed))], dtype=np.uint64)
+    if isinstance(seed, list | tuple):
+        return np.array([reduce_seed(int(s)) for s in seed], dtype=np.uint64)
+    arr = np.atleast_1d(np.asarray(seed))
+    if arr.dtype == object:
+        return np.array([reduce_seed(int(s)) for s in arr.reshape(-1)], dtype=np.uint64)
+    return arr.astype(np.uint64).reshape(-1)
 
 
 def key_from_seed(seed: int | NDArray[np.integer]) -> NDArray[np.uint64]:
-    """Stream keys for non-negative integer seeds (one per seed)."""
-    s = np.atleast_1d(np.asarray(seed)).astype(np.uint64)
-    return _mix(s ^ _SEED_SALT)
+    """Stream keys for non-negative integer seeds (one per seed): SplitMix64's mix of
+    ``seed ^ SEED_SALT``. Any non-negative Python int is accepted (see
+    :func:`reduce_seed`)."""
+    s = _as_seed_array(seed)
+    out = np.empty(s.shape[0], dtype=np.uint64)
+    LOOPS.key_from_seed(s, out)
+    return out
 
 
 def key_from_generator(rng: np.random.Generator, n: int = 1) -> NDArray[np.uint64]:
@@ -45,6 +85,8 @@ def uniform(
 ) -> NDArray[np.float64]:
     """``(E, count)`` floats uniform in ``[0, 1)``: draws ``counter[e] .. counter[e] + count - 1``
     of stream ``key[e]``. The caller advances ``counter`` by ``count``."""
-    steps = counter[:, None] + np.arange(1, count + 1, dtype=np.uint64)
-    bits = _mix(key[:, None] + steps * GAMMA)
-    return (bits >> np.uint64(11)).astype(np.float64) * (1.0 / 9007199254740992.0)
+    key = np.ascontiguousarray(key, dtype=np.uint64).reshape(-1)
+    counter = np.ascontiguousarray(np.broadcast_to(counter, key.shape), dtype=np.uint64)
+    out = np.empty((key.shape[0], int(count)))
+    LOOPS.uniform(key, counter, int(count), out)
+    return out

@@ -1,0 +1,76 @@
+"""The on-disk kernel cache cannot go stale (steer_env/core/jit.py), tested for real.
+
+A copy of the package runs a kernel in fresh processes sharing one ``NUMBA_CACHE_DIR``:
+:func:`steer_env.core.combine.dither_candidate` reads ``FORCE_EPS``, a constant defined in
+another module (``core/behaviors.py``). numba's own cache looks only at the defining file,
+so editing the constant would keep running the old machine code; the stamp of
+:class:`~steer_env.core.jit.SteerCacheLocator` (a hash of every core and engine source)
+must recompile instead. The edit keeps the file's size and mtime, so only the contents can
+tell.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import steer_env
+
+SCRIPT = """
+import json, sys
+sys.path.insert(0, sys.argv[1])
+import steer_env
+assert steer_env.__file__.startswith(sys.argv[1]), steer_env.__file__
+from steer_env.core import combine
+sx, sy, wins = combine.dither_candidate(1.0, 0.0, 1.0, 1.0, 0.0)
+stats = combine.dither_candidate.stats
+print(json.dumps({"wins": bool(wins), "hits": sum(stats.cache_hits.values()),
+                  "misses": sum(stats.cache_misses.values())}))
+"""
+
+
+def _run(root: Path, cache: Path) -> dict:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("NUMBA_")}
+    env["NUMBA_CACHE_DIR"] = str(cache)
+    out = subprocess.run(
+        [sys.executable, "-c", SCRIPT, str(root)],
+        env=env,
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=True,
+    )
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def test_editing_a_constant_in_another_core_module_recompiles(tmp_path):
+    src = Path(steer_env.__file__).parent
+    root = tmp_path / "pkg"
+    shutil.copytree(src, root / "steer_env", ignore=shutil.ignore_patterns("__pycache__"))
+    cache = tmp_path / "numba_cache"
+
+    first = _run(root, cache)
+    assert first == {"wins": True, "hits": 0, "misses": 1}
+
+    # Same sources: the machine code comes from the cache.
+    second = _run(root, cache)
+    assert second == {"wins": True, "hits": 1, "misses": 0}
+
+    # Raise FORCE_EPS (a different module from the kernel) without changing size or mtime.
+    behaviors_py = root / "steer_env" / "core" / "behaviors.py"
+    text = behaviors_py.read_text()
+    assert "FORCE_EPS = 1e-12\n" in text
+    st = behaviors_py.stat()
+    behaviors_py.write_text(text.replace("FORCE_EPS = 1e-12\n", "FORCE_EPS = 9e+99\n"))
+    os.utime(behaviors_py, ns=(st.st_atime_ns, st.st_mtime_ns))
+    assert behaviors_py.stat().st_size == st.st_size
+
+    third = _run(root, cache)
+    assert third == {"wins": False, "hits": 0, "misses": 1}
+    # And the recompiled code is cached in turn.
+    assert _run(root, cache) == {"wins": False, "hits": 1, "misses": 0}
