@@ -237,3 +237,48 @@ def test_layout_names_every_behaviour_of_the_library():
     assert public <= set(layout.BEHAVIOR_KINDS)
     for name in public:
         assert callable(getattr(behaviors, name))
+
+
+@pytest.mark.parametrize("kind", layout.BEHAVIOR_KINDS)
+def test_every_behaviour_of_the_library_runs_in_a_strategy(kind):
+    """Each classic behaviour is available to scripted vehicles: forces finite and within
+    max force, vehicles inside the arena, with obstacles and a path in the scene."""
+    params = {"offset_spread": True, "offset_forward": -2.0} if kind == "offset_pursuit" else {}
+    strategy = Strategy([Behavior("wall_avoidance", 2.0), Behavior(kind, 1.0, **params)])
+    mover = VehicleSpec("evader", strategy, 1.0, 3.0, 5.0, 0.3)
+    chaser = VehicleSpec("pursuer", strategy, 1.0, 3.0, 5.0, 0.3)
+    batch = Batch(
+        [chaser, chaser, mover, mover],
+        _world(observed_teammates=0, capture_radius=0.1, min_start_distance=1.0),
+        8,
+        obstacles=[[0.0, 0.0, 2.0], [6.0, -4.0, 1.5]],
+        path=[[-8.0, -8.0], [8.0, -8.0], [8.0, 8.0]],
+    )
+    batch.reset(None, _keys(8))
+    moved = 0.0
+    for _ in range(40):
+        before = batch.state.position.copy()
+        force = batch.scripted_forces()
+        assert np.all(np.isfinite(force))
+        assert np.all(np.linalg.norm(force, axis=-1) <= 5.0 + 1e-9)
+        batch.step(np.zeros((8, 0, 2)))
+        moved += float(np.abs(batch.state.position - before).sum())
+        assert np.all(np.abs(batch.state.position) <= 12.5)
+    assert moved > 0
+
+
+def test_flow_field_keeps_a_vehicle_circling_the_centre():
+    strategy = Strategy([Behavior("flow_field", flow_radius=5.0, flow_gain=1.0)])
+    evader = VehicleSpec("evader", strategy, 1.0, 3.0, 10.0, 0.3)
+    batch = Batch([evader], _world(observed_teammates=0, observed_opponents=0), 4)
+    batch.reset(None, _keys(4))
+    angles = []
+    for t in range(300):
+        batch.step(np.zeros((4, 0, 2)))
+        if t >= 200:
+            p = batch.state.position
+            angles.append(np.arctan2(p[:, 0, 1], p[:, 0, 0]))
+    radius = np.linalg.norm(batch.state.position[:, 0], axis=-1)
+    assert np.all(np.abs(radius - 5.0) < 1.0)  # orbiting near the preferred radius
+    turned = np.unwrap(np.array(angles), axis=0)
+    assert np.all(turned[-1] - turned[0] > 1.0)  # counter-clockwise, steadily

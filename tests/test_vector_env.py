@@ -71,9 +71,7 @@ def test_vector_env_reproduces_single_envs_seeded_the_same_way(env_id):
 
 
 def test_final_step_infos_follow_the_vector_convention():
-    venv = gym.make_vec(
-        "steer_env/Evasion-v0", num_envs=3, time_limit=5, reward_shaping=False
-    )
+    venv = gym.make_vec("steer_env/Evasion-v0", num_envs=3, time_limit=5, reward_shaping=False)
     venv.reset(seed=0)
     zeros = np.zeros((3, 2), dtype=np.float32)
     for _ in range(4):

@@ -194,6 +194,25 @@ class StepResult:
         )
 
 
+def _scene_array(name: str, value: object, width: int) -> NDArray[np.float64]:
+    """A validated, read-only ``(rows, width)`` float64 array (empty when ``value`` is None)."""
+    if value is None:
+        arr = np.zeros((0, width))
+    else:
+        try:
+            arr = np.array(value, dtype=np.float64, order="C")
+        except (TypeError, ValueError):
+            raise ValueError(f"{name} must be numbers of shape (n, {width})") from None
+        if arr.ndim != 2 or arr.shape[1] != width:
+            raise ValueError(f"{name} must have shape (n, {width}), got {arr.shape}")
+        if not np.all(np.isfinite(arr)):
+            raise ValueError(f"{name} must be finite")
+        if width == 3 and np.any(arr[:, 2] <= 0):
+            raise ValueError("obstacles must have radii > 0 (column 2)")
+    arr.setflags(write=False)
+    return arr
+
+
 class Batch:
     """``num_envs`` environments of the vehicles in ``roster`` stepped together.
 
@@ -204,16 +223,26 @@ class Batch:
     * ``vehicles``: ``(n,)`` :data:`~layout.VEHICLE` records (``mass``, ``max_speed``,
       ``max_force``, ``radius``, ``team``...), read-only;
     * ``agent_index``: ``(k,)`` vehicle index of each learned agent;
+    * ``scene``: ``(obstacles, path)``, ``(M, 3)`` circles ``(x, y, radius)`` and a ``(P, 2)``
+      polyline that obstacle avoidance, hide and path following use (empty by default);
     * ``obs_dim``: observation length of an agent.
     """
 
-    def __init__(self, roster: Sequence[VehicleSpec], world: World, num_envs: int) -> None:
+    def __init__(
+        self,
+        roster: Sequence[VehicleSpec],
+        world: World,
+        num_envs: int,
+        obstacles: NDArray[np.floating] | None = None,
+        path: NDArray[np.floating] | None = None,
+    ) -> None:
         if isinstance(num_envs, bool) or not isinstance(num_envs, int | np.integer):
             raise ValueError(f"num_envs must be an integer >= 1, got {num_envs!r}")
         if num_envs < 1:
             raise ValueError(f"num_envs must be an integer >= 1, got {num_envs!r}")
         self.roster = tuple(roster)
         self.world = world
+        self.scene = (_scene_array("obstacles", obstacles, 3), _scene_array("path", path, 2))
         self.num_envs = int(num_envs)
         n = len(self.roster)
         strategies: list[Strategy] = []
@@ -342,6 +371,7 @@ class Batch:
             self._behaviors,
             self._strategy_info,
             self._world,
+            self.scene,
             self.agent_index,
             self.draws,
             actions,
@@ -375,6 +405,7 @@ class Batch:
             self._behaviors,
             self._strategy_info,
             self._world,
+            self.scene,
             force,
         )
         return force

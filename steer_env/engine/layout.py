@@ -174,6 +174,8 @@ BEHAVIOR = np.dtype(
         ("path_loop", "?"),
         ("flow_radius", "f8"),  # m: radius of the vortex the flow field circles
         ("flow_clockwise", "?"),
+        ("flow_gain", "f8"),  # strength of the vortex's pull towards flow_radius
+        ("flow_prediction", "f8"),  # s: the field is sampled at position + velocity * this
     ],
     align=True,
 )

@@ -45,8 +45,14 @@ from steer_env.engine.layout import (
     EVADE,
     EVADER,
     FLEE,
+    FLOW_FIELD,
+    FOLLOW_PATH,
+    HIDE,
+    INTERPOSE,
     LEARNED,
     NEAREST_TEAMMATE,
+    OBSTACLE_AVOIDANCE,
+    OFFSET_PURSUIT,
     OTHER_FEATURES,
     PRIORITIZED,
     PURSUER,
@@ -57,6 +63,7 @@ from steer_env.engine.layout import (
     SEPARATION,
     START_CANDIDATES,
     TEAMMATES,
+    UNALIGNED_COLLISION_AVOIDANCE,
     WALL_AVOIDANCE,
     WANDER,
     WEIGHTED_SUM,
@@ -168,7 +175,7 @@ def single_target_force(rec, e, i, pos, vel, alive, vehicles, near_j):
 
 
 @kernel
-def raw_forces(rec, i, e0, m, state, active, vehicles, world, near_j, draw, raw):
+def raw_forces(rec, i, e0, m, state, active, vehicles, world, scene, near_j, draw, raw):
     """The unweighted force of behaviour record ``rec`` for vehicle ``i`` in every
     environment of the block into ``raw[b]`` (``b = e - e0``). The kind is dispatched once
     per block, so each loop body is one small kernel call. Wander takes its noise from
@@ -240,8 +247,170 @@ def raw_forces(rec, i, e0, m, state, active, vehicles, world, near_j, draw, raw)
             )
     else:
         for b in range(m):
-            raw[b, 0] = 0.0
-            raw[b, 1] = 0.0
+            raw[b, 0], raw[b, 1] = scene_force(
+                rec, e0 + b, i, pos, vel, head, alive, vehicles, world, scene, near_j[b]
+            )
+
+
+@inline_kernel
+def scene_force(rec, e, i, pos, vel, head, alive, vehicles, world, scene, near_j):
+    """The behaviours that involve the scene (obstacles, path, flow field) or more than one
+    other vehicle: obstacle avoidance, hide, follow path, flow field, interpose, offset
+    pursuit, unaligned collision avoidance. ``scene`` is ``(obstacles, path)``: ``(M, 3)``
+    circles ``(x, y, radius)`` and an ``(P, 2)`` polyline, either possibly empty."""
+    kind = rec.kind
+    obstacles, path = scene
+    px, py = pos[e, i, 0], pos[e, i, 1]
+    vx, vy = vel[e, i, 0], vel[e, i, 1]
+    hx, hy = head[e, i, 0], head[e, i, 1]
+    veh = vehicles[i]
+    ms = veh.max_speed
+    if kind == OBSTACLE_AVOIDANCE:
+        if obstacles.shape[0] == 0:
+            return 0.0, 0.0
+        return cb.obstacle_avoidance(
+            px,
+            py,
+            vx,
+            vy,
+            hx,
+            hy,
+            ms,
+            veh.radius,
+            obstacles[:, 0:2],
+            obstacles[:, 2],
+            rec.detection_length,
+            rec.braking_weight,
+        )
+    if kind == FOLLOW_PATH:
+        if path.shape[0] < 2:
+            return 0.0, 0.0
+        return cb.follow_path(
+            px, py, vx, vy, ms, path, rec.path_prediction, rec.look_ahead, rec.path_loop
+        )
+    if kind == FLOW_FIELD:
+        # Reynolds samples the field a little ahead of the vehicle; the vortex circles the
+        # arena centre (or the target the record names).
+        cx, cy, found = target_point(pos, alive, vehicles, e, i, rec.target, near_j)
+        if not found:
+            return 0.0, 0.0
+        spin = -1.0 if rec.flow_clockwise else 1.0
+        fvx, fvy = cb.vortex_field(
+            px + vx * rec.flow_prediction,
+            py + vy * rec.flow_prediction,
+            cx,
+            cy,
+            rec.flow_radius,
+            spin,
+            rec.flow_gain,
+        )
+        return cb.flow_field_following(px, py, vx, vy, ms, fvx, fvy)
+    if kind == UNALIGNED_COLLISION_AVOIDANCE:
+        soonest = np.inf
+        other = -1
+        for j in range(pos.shape[1]):
+            if j == i or not alive[e, j]:
+                continue
+            if rec.target == TEAMMATES and vehicles[j].team != veh.team:
+                continue
+            dx = pos[e, j, 0] - px
+            dy = pos[e, j, 1] - py
+            if not length(dx, dy) <= rec.neighbor_radius:
+                continue
+            t = cb.approach_time(
+                dx,
+                dy,
+                vel[e, j, 0] - vx,
+                vel[e, j, 1] - vy,
+                veh.radius + vehicles[j].radius,
+                rec.time_horizon,
+            )
+            if t < soonest:
+                soonest = t
+                other = j
+        if other < 0:
+            return 0.0, 0.0
+        return cb.collision_response(
+            px,
+            py,
+            vx,
+            vy,
+            hx,
+            hy,
+            ms,
+            pos[e, other, 0],
+            pos[e, other, 1],
+            vel[e, other, 0],
+            vel[e, other, 1],
+            soonest,
+        )
+    # The rest steer relative to a vehicle: the target (nearest opponent by default).
+    j = near_j
+    if rec.target == NEAREST_TEAMMATE:
+        j, _ = nearest_of(pos, alive, vehicles, e, i, False)
+    if j < 0:
+        return 0.0, 0.0
+    if kind == HIDE:
+        return cb.hide(
+            px,
+            py,
+            vx,
+            vy,
+            ms,
+            pos[e, j, 0],
+            pos[e, j, 1],
+            vel[e, j, 0],
+            vel[e, j, 1],
+            obstacles[:, 0:2],
+            obstacles[:, 2],
+            rec.slowing_radius,
+            rec.hide_distance,
+        )
+    if kind == INTERPOSE:
+        # Between the target and the nearest teammate: a bodyguard.
+        q, _ = nearest_of(pos, alive, vehicles, e, i, False)
+        if q < 0:
+            return 0.0, 0.0
+        return cb.interpose(
+            px,
+            py,
+            vx,
+            vy,
+            ms,
+            pos[e, j, 0],
+            pos[e, j, 1],
+            vel[e, j, 0],
+            vel[e, j, 1],
+            pos[e, q, 0],
+            pos[e, q, 1],
+            vel[e, q, 0],
+            vel[e, q, 1],
+            rec.slowing_radius,
+        )
+    if kind == OFFSET_PURSUIT:
+        ox, oy = rec.offset_forward, rec.offset_side
+        if rec.offset_spread and veh.team_size > 1:
+            # Teammates take the offset rotated to evenly spread bearings around the target.
+            angle = 2.0 * math.pi * veh.rank / veh.team_size
+            c, s_ = math.cos(angle), math.sin(angle)
+            ox, oy = c * ox - s_ * oy, s_ * ox + c * oy
+        return cb.offset_pursuit(
+            px,
+            py,
+            vx,
+            vy,
+            ms,
+            pos[e, j, 0],
+            pos[e, j, 1],
+            vel[e, j, 0],
+            vel[e, j, 1],
+            head[e, j, 0],
+            head[e, j, 1],
+            ox,
+            oy,
+            rec.slowing_radius,
+        )
+    return 0.0, 0.0
 
 
 @kernel
@@ -285,7 +454,9 @@ def evade_each(b, e, i, pos, vel, alive, vehicles):
 
 # --------------------------------------------------------------------------- stages
 @kernel
-def scripted_forces(e0, m, state, active, vehicles, behaviors, strategies, world, scratch, force):
+def scripted_forces(
+    e0, m, state, active, vehicles, behaviors, strategies, world, scene, scratch, force
+):
     """Combined steering forces ``force[b, i]`` of the scripted vehicles of environments
     ``e0 .. e0 + m - 1`` (``b = e - e0``) that are active and in the game; zero for the
     others. ``scratch`` is ``(m, 6)`` working space."""
@@ -312,7 +483,7 @@ def scripted_forces(e0, m, state, active, vehicles, behaviors, strategies, world
         draw = vehicles[i].draw_offset
         for k in range(strat.n_behaviors):
             rec = behaviors[s, k]
-            raw_forces(rec, i, e0, m, state, active, vehicles, world, near_j, draw, raw)
+            raw_forces(rec, i, e0, m, state, active, vehicles, world, scene, near_j, draw, raw)
             if rec.kind == WANDER:
                 draw += 2
             w = rec.weight
@@ -773,6 +944,7 @@ def step(
     behaviors,
     strategies,
     worlds,
+    scene,
     agent_index,
     draws,
     actions,
@@ -790,6 +962,7 @@ def step(
         behaviors, strategies: the strategy table (``(S, B)`` :data:`~layout.BEHAVIOR`,
             ``(S,)`` :data:`~layout.STRATEGY`).
         worlds: the :data:`~layout.WORLD` record (an array of length 1).
+        scene: ``(obstacles, path)``: ``(M, 3)`` circles and a ``(P, 2)`` polyline.
         agent_index: ``(k,)`` vehicle index of each learned agent.
         draws: random draws every active environment takes per step.
         actions: ``(E, k, 2)`` in each agent's frame, units of its max force.
@@ -809,7 +982,7 @@ def step(
     for e0 in range(0, num_envs, size):
         m = min(size, num_envs - e0)
         scripted_forces(
-            e0, m, state, active, vehicles, behaviors, strategies, world, scratch, force
+            e0, m, state, active, vehicles, behaviors, strategies, world, scene, scratch, force
         )
         move(e0, m, state, active, vehicles, world, actions, force, before)
         settle(
@@ -888,12 +1061,12 @@ def decode_observations(obs, state, vehicles, worlds):
 
 
 @kernel
-def forces_of(state, active, vehicles, behaviors, strategies, worlds, force):
+def forces_of(state, active, vehicles, behaviors, strategies, worlds, scene, force):
     """Combined strategy forces ``force[e, i]`` of every scripted vehicle of every active
     environment (the first stage of :func:`step`, on its own)."""
     world = worlds[0]
     num_envs = state.position.shape[0]
     scratch = np.zeros((num_envs, 6))
     scripted_forces(
-        0, num_envs, state, active, vehicles, behaviors, strategies, world, scratch, force
+        0, num_envs, state, active, vehicles, behaviors, strategies, world, scene, scratch, force
     )

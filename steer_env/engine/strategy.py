@@ -66,6 +66,8 @@ DEFAULTS: Mapping[str, float | bool] = {
     "path_loop": False,
     "flow_radius": 5.0,
     "flow_clockwise": False,
+    "flow_gain": 1.0,
+    "flow_prediction": 0.5,
 }
 
 #: The target each behaviour steers relative to unless told otherwise.
@@ -81,7 +83,7 @@ DEFAULT_TARGET = {
     "alignment": "teammates",
     "cohesion": "teammates",
     "obstacle_avoidance": "none",
-    "interpose": "nearest_opponent",
+    "interpose": "nearest_opponent",  # between it and the nearest teammate
     "hide": "nearest_opponent",
     "offset_pursuit": "nearest_opponent",
     "follow_path": "none",
