@@ -106,7 +106,7 @@ def test_gymnasium_sync_vector_env_batches_every_info():
     rng = np.random.default_rng(0)
     mixed = False
     for _ in range(200):
-        _, _, term, _, info = venv.step(rng.uniform(-1, 1, (8, 2)).astype(np.float32))
+        *_, info = venv.step(rng.uniform(-1, 1, (8, 2)).astype(np.float32))
         if "capture_step" in info:
             done = info["_capture_step"]
             caught = info["capture_step"][done] >= 0
