@@ -15,9 +15,10 @@ Reported per agent (``H`` = the time limit, 10 s by default):
 * time to capture (pursuer) or survival time (evader), in seconds: the *restricted mean*
   ``mean(min(T, H))`` with uncaptured episodes counted as ``H``; the mean among captured
   episodes only; the Kaplan-Meier median (``> H`` when fewer than half are captured);
-* paired differences learned - scripted over the same episodes, with 95% paired t
-  intervals (:func:`agents.stats.paired_difference`): success (in percentage points) and
-  restricted mean time.
+* paired differences learned - scripted over the same episodes: success (in percentage
+  points) with Newcombe's 95% interval for paired proportions
+  (:func:`agents.stats.paired_proportion_difference`), and restricted mean time with the 95%
+  paired t interval (:func:`agents.stats.paired_difference`).
 
 Writes ``comparison.csv`` (one row per agent), ``episodes.csv`` (one row per agent and
 episode), ``comparison.json`` (everything, with the goal check) and ``survival.png``
@@ -175,7 +176,7 @@ def summarize(
         for name in results:
             if name == "learned":
                 continue
-            s = stats.paired_difference(
+            s = stats.paired_proportion_difference(
                 results["learned"].success.astype(float), results[name].success.astype(float)
             )
             d = stats.paired_difference(times["learned"], times[name])
@@ -219,7 +220,9 @@ def summarize(
         ),
         "ci_methods": {
             "success_rate": "Wilson score 95%",
-            "paired_differences": "paired t 95% on per-episode differences (learned - other)",
+            "paired_success_difference": "Newcombe's hybrid score 95% for paired proportions "
+            "(method 10)",
+            "paired_time_difference": "paired t 95% on per-episode differences (learned - other)",
         },
         "agents": agents,
         "paired_vs_learned": paired,
