@@ -12,13 +12,14 @@ Run folder layout (``runs/<name>/``)::
     episode.gif          learned vs classic agent on the same seed
 
 Every model, buffer and JSON file is written to a temp file in its folder and moved into
-place with ``os.replace``, so an interruption never leaves a half-written file.
+place with ``os.replace`` (:func:`steer_env.cli.atomic_output`), so an interruption never
+leaves a half-written file; the temp file of a run killed mid-write (SIGKILL) is deleted
+when the run folder is next started or resumed (:func:`prepare_run_dir`).
 """
 
 from __future__ import annotations
 
 import json
-import os
 import platform
 import re
 import signal
@@ -29,8 +30,8 @@ from typing import Any
 
 import numpy as np
 
-from agents.compare import temp_path
 from agents.policies import ENV_SHORT, METADATA_KEY, UsageError
+from steer_env.cli import atomic_output, remove_stale_temporaries
 
 #: Algorithms ``train.py`` trains.
 TRAIN_ALGOS = ("ppo", "sac")
@@ -168,7 +169,8 @@ class RunPaths:
 
 
 def atomic_write_json(path: Path, obj: Any) -> None:
-    """Write JSON through a temp file in the same folder and ``os.replace``."""
+    """Write JSON through a temp file in the same folder and ``os.replace``
+    (:func:`steer_env.cli.atomic_output`)."""
     from agents.compare import atomic_write_json as write
 
     write(path, obj)
@@ -218,27 +220,19 @@ def latest_checkpoint(paths: RunPaths) -> tuple[Path, int] | None:
 
 
 def save_model_atomic(model: Any, path: Path, metadata: dict[str, Any]) -> Path:
-    """``model.save`` to a temp zip in ``path``'s folder, then ``os.replace`` onto ``path``.
-    ``metadata`` is stored in the zip's ``data`` JSON under ``steer_env``."""
+    """``model.save`` to a temp zip in ``path``'s folder, then ``os.replace`` onto ``path``
+    (:func:`steer_env.cli.atomic_output`). ``metadata`` is stored in the zip's ``data`` JSON
+    under ``steer_env``."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
     setattr(model, METADATA_KEY, {**metadata, "num_timesteps": int(model.num_timesteps)})
-    tmp = temp_path(path, ".tmp.zip")
-    try:
+    with atomic_output(path, ".tmp.zip") as tmp:
         model.save(tmp)
-        os.replace(tmp, path)
-    finally:
-        Path(tmp).unlink(missing_ok=True)
     return path
 
 
 def save_replay_buffer_atomic(model: Any, path: Path) -> None:
-    tmp = temp_path(path, ".tmp.pkl")
-    try:
+    with atomic_output(path, ".tmp.pkl") as tmp:
         model.save_replay_buffer(tmp)
-        os.replace(tmp, path)
-    finally:
-        Path(tmp).unlink(missing_ok=True)
 
 
 def save_checkpoint(model: Any, paths: RunPaths, metadata: dict[str, Any]) -> Path:
@@ -369,9 +363,10 @@ class Session:
     status: str = "running"
 
 
-def prepare_run_dir(paths: RunPaths, resume: bool, overwrite: bool) -> None:
+def prepare_run_dir(paths: RunPaths, resume: bool, overwrite: bool) -> list[Path]:
     """Create the run folder. An existing one is an error unless ``resume`` (continue it) or
-    ``overwrite`` (delete it first)."""
+    ``overwrite`` (delete it first). Temporary files left by a run killed mid-write are
+    deleted (never loaded: checkpoints are found by name); returns them."""
     import shutil
 
     root = paths.root
@@ -380,7 +375,7 @@ def prepare_run_dir(paths: RunPaths, resume: bool, overwrite: bool) -> None:
     if resume:
         if not paths.config.is_file():
             raise UsageError(f"cannot resume: {root} is not a run folder (no config.json)")
-        return
+        return remove_stale_temporaries(root)
     if root.exists() and any(root.iterdir()):
         if not overwrite:
             raise UsageError(
@@ -389,3 +384,4 @@ def prepare_run_dir(paths: RunPaths, resume: bool, overwrite: bool) -> None:
             )
         shutil.rmtree(root)
     root.mkdir(parents=True, exist_ok=True)
+    return remove_stale_temporaries(root)
