@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from agents.policies import ENV_SHORT, METADATA_KEY, UsageError
-from steer_env.cli import atomic_output, remove_stale_temporaries
+from steer_env.cli import SEED_MAX, atomic_output, remove_stale_temporaries
 
 #: Algorithms ``train.py`` trains.
 TRAIN_ALGOS = ("ppo", "sac")
@@ -81,6 +81,34 @@ HYPERPARAMS: dict[str, dict[str, Any]] = {
 EVAL_SEED = 500_000
 CHECKPOINT_RE = re.compile(r"^ckpt_(\d+)_steps\.zip$")
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+
+
+#: A resumed session's seed lies in [SESSION_SEED_BASE, SEED_MAX]: clear of the training
+#: seeds of first sessions (small), of EVAL_SEED + seed and of the comparison seeds.
+SESSION_SEED_BASE = 2_000_000
+
+
+def session_seed(seed: int, start_timesteps: int) -> int:
+    """The seed of a training session: ``seed`` for a new run; for a session resumed at
+    ``start_timesteps`` a fresh one drawn from ``(seed, start_timesteps)`` (so it neither
+    replays the first session's episodes nor lands on the evaluation or comparison seeds),
+    always in ``[0, SEED_MAX]`` as numpy's global RNG, SB3 and torch require."""
+    if not 0 <= seed <= SEED_MAX:
+        raise ValueError(f"seed must be in [0, {SEED_MAX}], got {seed}")
+    if not start_timesteps:
+        return int(seed)
+    state = int(np.random.SeedSequence([int(seed), int(start_timesteps)]).generate_state(1)[0])
+    return SESSION_SEED_BASE + state % (SEED_MAX + 1 - SESSION_SEED_BASE)
+
+
+def trained_timesteps(algo: str, hp: dict[str, Any], n_envs: int, remaining: int) -> int:
+    """How many timesteps ``model.learn(remaining)`` really trains: SB3 collects whole
+    rollouts (PPO: ``n_steps * n_envs`` timesteps) or whole vector steps (SAC: ``n_envs``
+    per step) until it has at least ``remaining``."""
+    if remaining <= 0:
+        return 0
+    chunk = hp["n_steps"] * n_envs if algo in ON_POLICY else n_envs * int(hp.get("train_freq", 1))
+    return -(-remaining // chunk) * chunk
 
 
 def env_tag(env_id: str) -> str:
