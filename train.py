@@ -112,7 +112,7 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="parallel envs in the batched simulation (default ppo 16, sac 4)",
     )
-    cli.add_seed(p, None, "training seed (default 0)")
+    cli.add_seed(p, None, "training seed", shown=0)
     p.add_argument("--out", type=Path, default=Path("runs"), help="runs folder (default runs)")
     p.add_argument(
         "--name",
@@ -130,6 +130,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--episodes",
         dest="eval_episodes",
+        metavar="EPISODES",
         type=positive_int,
         default=None,
         help="paired episodes of the final comparison (default 500)",

@@ -23,9 +23,24 @@ from pathlib import Path
 
 
 class OneLineParser(argparse.ArgumentParser):
-    """An ``ArgumentParser`` whose errors are a single line on stderr (exit status 2)."""
+    """An ``ArgumentParser`` whose errors are a single line on stderr (exit status 2).
+
+    Notes about deprecated spellings (:func:`add_alias`) are printed only once the command
+    line is known to be valid, so a mistake is still exactly one line. ``check`` (a function
+    of the parsed namespace that may call :meth:`error`) runs before they are printed."""
+
+    def parse_args(self, args=None, namespace=None, check=None):  # type: ignore[override]
+        self._pending_notes: list[str] = []
+        parsed = super().parse_args(args, namespace)
+        if check is not None:
+            check(parsed)
+        for note in self._pending_notes:
+            print(note, file=sys.stderr)
+        self._pending_notes = []
+        return parsed
 
     def error(self, message: str) -> None:  # type: ignore[override]
+        self._pending_notes = []
         self.exit(2, f"{self.prog}: error: {' '.join(message.split())} (see --help)\n")
 
 
@@ -94,11 +109,15 @@ width_px = int_in(WIDTH_MIN, WIDTH_MAX)
 fps_int = int_in(1, FPS_MAX)
 
 
-def add_seed(parser: argparse.ArgumentParser, default: int | None, what: str) -> None:
-    """``--seed`` in ``[0, SEED_MAX]``; ``what`` says what it seeds."""
-    shown = "" if default is None else f"; default {default}"
+def add_seed(
+    parser: argparse.ArgumentParser, default: int | None, what: str, shown: int | None = None
+) -> None:
+    """``--seed`` in ``[0, SEED_MAX]``; ``what`` says what it seeds; ``shown`` is the
+    default named in the help when ``default`` is None (filled in later)."""
+    value = default if default is not None else shown
+    tail = "" if value is None else f"; default {value}"
     parser.add_argument(
-        "--seed", type=seed_int, default=default, help=f"{what} (0 to {SEED_MAX}{shown})"
+        "--seed", type=seed_int, default=default, help=f"{what} (0 to {SEED_MAX}{tail})"
     )
 
 
@@ -137,7 +156,11 @@ class _DeprecatedAlias(argparse.Action):
 
     def __call__(self, parser, namespace, values, option_string=None):  # type: ignore[no-untyped-def]
         note = f"{parser.prog}: note: {option_string} is deprecated; use {self.new}"
-        print(note, file=sys.stderr)
+        pending = getattr(parser, "_pending_notes", None)
+        if pending is None:
+            print(note, file=sys.stderr)
+        else:
+            pending.append(note)
         setattr(namespace, self.dest, values)
 
 

@@ -138,8 +138,13 @@ def test_compare_cli_bad_input(tmp_path):
         (["--model", str(tmp_path / "missing.zip")], "not found"),
         (["--model", str(junk)], "corrupt"),
         (["--model", str(shipped), "--env", "evasion"], "trained on steer_env/Pursuit-v0"),
+        (["--seed", "99999999999999999999999"], "integer in [0, 4294967295]"),
+        (["--seed", "-1"], "integer in [0, 4294967295]"),
+        (["--device", "tpu"], "invalid choice"),
     ]
     for args, text in cases:
         r = _run("-m", "agents.compare", *args, "--out", str(tmp_path / "o"))
         line = _assert_one_line_error(r)
         assert text in line, (args, line)
+        # one prefix for parser and runtime errors alike
+        assert line.startswith("python -m agents.compare: error: "), line
