@@ -21,6 +21,7 @@ printing the command that resumes the run. Files are always written atomically.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import random
 import sys
@@ -46,10 +47,13 @@ from agents.training import (
     latest_checkpoint,
     prepare_run_dir,
     read_json,
+    trained_timesteps,
 )
-from steer_env.cli import OneLineParser, non_negative_int, positive_int
+from agents.training import session_seed as derive_session_seed
+from steer_env import cli
+from steer_env.cli import OneLineParser, positive_int
 
-PROG = "train.py"
+PROG = "python train.py"
 #: Options a resumed run takes from its config.json unless given again.
 RESUMABLE = (
     "timesteps",
@@ -108,7 +112,7 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="parallel envs in the batched simulation (default ppo 16, sac 4)",
     )
-    p.add_argument("--seed", type=non_negative_int, default=None, help="seed (default 0)")
+    cli.add_seed(p, None, "training seed", shown=0)
     p.add_argument("--out", type=Path, default=Path("runs"), help="runs folder (default runs)")
     p.add_argument(
         "--name",
@@ -116,12 +120,7 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="run name (default {env}__{algo}__{seed}__{YYYYmmdd-HHMMSS})",
     )
-    p.add_argument(
-        "--device",
-        choices=("auto", "cpu", "cuda"),
-        default=None,
-        help="torch device (default auto: cpu for PPO, cuda for SAC if available)",
-    )
+    cli.add_device(p, "cpu for PPO, cuda for SAC if available", default=None)
     p.add_argument(
         "--threads",
         type=positive_int,
@@ -129,16 +128,20 @@ def build_parser() -> argparse.ArgumentParser:
         help="torch CPU threads (default 1: fastest measured on 2 shared cores)",
     )
     p.add_argument(
-        "--eval-episodes",
+        "--episodes",
+        dest="eval_episodes",
+        metavar="EPISODES",
         type=positive_int,
         default=None,
         help="paired episodes of the final comparison (default 500)",
     )
+    cli.add_alias(p, "--eval-episodes", "--episodes")
     p.add_argument(
         "--compare-seed",
-        type=non_negative_int,
+        type=cli.seed_int,
         default=None,
-        help=f"first seed of the final comparison (default {DEFAULT_SEED})",
+        help=f"first episode seed of the final comparison, as agents.compare --seed "
+        f"(0 to {cli.SEED_MAX}; default {DEFAULT_SEED})",
     )
     p.add_argument(
         "--eval-freq",
@@ -198,7 +201,7 @@ def resolve_options(args: argparse.Namespace) -> tuple[dict[str, Any], RunPaths,
         if args.name is None:
             raise UsageError("--resume needs --name (the run folder under --out)")
         paths = RunPaths(args.out / args.name)
-        prepare_run_dir(paths, resume=True, overwrite=False)
+        stale = prepare_run_dir(paths, resume=True, overwrite=False)
         previous = read_json(paths.config)
         old = previous.get("options", {})
         for key in FIXED:
@@ -240,7 +243,13 @@ def resolve_options(args: argparse.Namespace) -> tuple[dict[str, Any], RunPaths,
             opts[key] = given.get(key, default)
         opts["eval_freq"] = given.get("eval_freq", max(1, opts["timesteps"] // 10))
         opts["checkpoint_freq"] = given.get("checkpoint_freq", max(1, opts["timesteps"] // 10))
-        prepare_run_dir(paths, resume=False, overwrite=args.overwrite)
+        stale = prepare_run_dir(paths, resume=False, overwrite=args.overwrite)
+    if stale:
+        print(
+            f"{PROG}: note: removed {len(stale)} temporary file(s) left by a killed run: "
+            + ", ".join(str(f.relative_to(paths.root)) for f in stale),
+            file=sys.stderr,
+        )
     opts["out"] = str(args.out)
     return opts, paths, previous
 
@@ -259,22 +268,16 @@ def main(argv: list[str] | None = None) -> int:
             resolve_device("cuda", args.algo or "ppo")
         opts, paths, previous = resolve_options(args)
     except UsageError as exc:
-        print(f"{PROG}: error: {exc}", file=sys.stderr)
-        return 2
+        return cli.fail(PROG, exc, 2)
     try:
         return train(opts, paths, previous, resume=args.resume)
-    except (UsageError, PolicyLoadError) as exc:
-        print(f"{PROG}: error: {exc}", file=sys.stderr)
-        return 2 if isinstance(exc, UsageError) else 1
-    except ImportError as exc:
-        print(
-            f'{PROG}: error: {exc}; install the extras: pip install -e ".[train,render]"',
-            file=sys.stderr,
-        )
-        return 1
-    except OSError as exc:
-        print(f"{PROG}: error: {' '.join(str(exc).split())}", file=sys.stderr)
-        return 1
+    except (UsageError, PolicyLoadError, ImportError, OSError) as exc:
+        if not args.resume:  # a new run that failed before writing anything leaves no folder
+            with contextlib.suppress(OSError):
+                paths.root.rmdir()
+        if isinstance(exc, ImportError):
+            return cli.fail(PROG, f'{exc}; install the extras: pip install -e ".[train,render]"')
+        return cli.fail(PROG, exc, 2 if isinstance(exc, UsageError) else 1)
     except KeyboardInterrupt:
         print(f"{PROG}: interrupted before training started; nothing to save", file=sys.stderr)
         return 130
@@ -289,15 +292,12 @@ def train(opts: dict[str, Any], paths: RunPaths, previous: dict[str, Any], resum
     start_timesteps = start[1] if start else 0
 
     # ---- Seeding, CleanRL style: everything random is seeded here, before it is created.
-    # A resumed session draws a fresh seed from (seed, timesteps done), so it neither replays
-    # the first session's episodes nor lands on the evaluation or comparison seeds.
+    # A resumed session draws a fresh seed from (seed, timesteps done), below 2**32
+    # (agents.training.session_seed).
     import numpy as np
     import torch
 
-    session_seed = int(opts["seed"])
-    if start_timesteps:
-        entropy = [int(opts["seed"]), start_timesteps]
-        session_seed = int(np.random.SeedSequence(entropy).generate_state(1)[0]) + 2_000_000
+    session_seed = derive_session_seed(int(opts["seed"]), start_timesteps)
     random.seed(session_seed)
     np.random.seed(session_seed)  # noqa: NPY002  (legacy global RNG, as SB3 seeds it)
     torch.manual_seed(session_seed)
@@ -401,8 +401,21 @@ def train(opts: dict[str, Any], paths: RunPaths, previous: dict[str, Any], resum
     interrupted = False
     t0 = time.perf_counter()
     if remaining > 0:
+        steps = trained_timesteps(algo, hp, n_envs, remaining)
+        if steps != remaining:
+            unit = (
+                f"whole rollouts of {hp['n_steps'] * n_envs:,} timesteps "
+                f"(n_steps {hp['n_steps']} x {n_envs} envs)"
+                if algo in ON_POLICY
+                else f"whole steps of the {n_envs} envs"
+            )
+            print(
+                f"note: {algo.upper()} trains in {unit}: {steps:,} timesteps instead of the "
+                f"{remaining:,} asked for (run total {start_timesteps + steps:,})",
+                flush=True,
+            )
         print(
-            f"training {algo.upper()} on {env_id} for {remaining:,} timesteps "
+            f"training {algo.upper()} on {env_id} for {steps:,} timesteps "
             f"({n_envs} envs, {device}) -> {paths.root}",
             flush=True,
         )
@@ -510,18 +523,11 @@ def train(opts: dict[str, Any], paths: RunPaths, previous: dict[str, Any], resum
     }
     config["total_wall_s"] = round(time.perf_counter() - t_script, 2)
     atomic_write_json(paths.config, config)
-    files = [
-        "model.zip",
-        "config.json",
-        "comparison.csv",
-        "comparison.json",
-        "episodes.csv",
-        "survival.png",
-    ] + (["episode.gif"] if opts["gif"] else [])
-    print(
-        f"\nwrote {paths.root}/: {', '.join(files)}, checkpoints/, eval/, tb/ "
-        f"(tensorboard --logdir {paths.tensorboard}); total {config['total_wall_s']:.0f} s"
-    )
+    names = ["model.zip", "config.json", "comparison.csv", "comparison.json", "episodes.csv"]
+    names += ["survival.png", "episode.gif", "checkpoints/", "eval/", "tb/"]
+    written = [n for n in names if (paths.root / n.rstrip("/")).exists()]
+    tb = f" (tensorboard --logdir {paths.tensorboard})" if paths.tensorboard.is_dir() else ""
+    print(f"\nwrote {paths.root}/: {', '.join(written)}{tb}; total {config['total_wall_s']:.0f} s")
     return 0
 
 

@@ -15,9 +15,10 @@ Reported per agent (``H`` = the time limit, 10 s by default):
 * time to capture (pursuer) or survival time (evader), in seconds: the *restricted mean*
   ``mean(min(T, H))`` with uncaptured episodes counted as ``H``; the mean among captured
   episodes only; the Kaplan-Meier median (``> H`` when fewer than half are captured);
-* paired differences learned - scripted over the same episodes, with 95% paired t
-  intervals (:func:`agents.stats.paired_difference`): success (in percentage points) and
-  restricted mean time.
+* paired differences learned - scripted over the same episodes: success (in percentage
+  points) with Newcombe's 95% interval for paired proportions
+  (:func:`agents.stats.paired_proportion_difference`), and restricted mean time with the 95%
+  paired t interval (:func:`agents.stats.paired_difference`).
 
 Writes ``comparison.csv`` (one row per agent), ``episodes.csv`` (one row per agent and
 episode), ``comparison.json`` (everything, with the goal check) and ``survival.png``
@@ -31,10 +32,8 @@ import csv
 import io
 import json
 import math
-import os
 import sys
 import time
-import uuid
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -57,7 +56,8 @@ from agents.policies import (
     read_model_metadata,
     resolve_env_id,
 )
-from steer_env.cli import OneLineParser, non_negative_int, positive_int
+from steer_env import cli
+from steer_env.cli import OneLineParser, positive_int
 
 #: Default first episode seed: far from the seeds training uses (``seed .. seed + n_envs``).
 DEFAULT_SEED = 1_000_000
@@ -175,7 +175,7 @@ def summarize(
         for name in results:
             if name == "learned":
                 continue
-            s = stats.paired_difference(
+            s = stats.paired_proportion_difference(
                 results["learned"].success.astype(float), results[name].success.astype(float)
             )
             d = stats.paired_difference(times["learned"], times[name])
@@ -219,7 +219,9 @@ def summarize(
         ),
         "ci_methods": {
             "success_rate": "Wilson score 95%",
-            "paired_differences": "paired t 95% on per-episode differences (learned - other)",
+            "paired_success_difference": "Newcombe's hybrid score 95% for paired proportions "
+            "(method 10)",
+            "paired_time_difference": "paired t 95% on per-episode differences (learned - other)",
         },
         "agents": agents,
         "paired_vs_learned": paired,
@@ -277,24 +279,9 @@ def format_table(summary: dict[str, Any]) -> str:
 
 
 # ------------------------------------------------------------------ atomic file writing
-def temp_path(path: Path, suffix: str) -> Path:
-    """A fresh hidden file name next to ``path`` (same folder, so ``os.replace`` is atomic)."""
-    path = Path(path)
-    return path.parent / f".{path.name}.{os.getpid()}.{uuid.uuid4().hex[:8]}{suffix}"
-
-
-def atomic_write_bytes(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` through a temp file in the same folder and ``os.replace``."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = temp_path(path, ".tmp")
-    try:
-        with open(tmp, "xb") as f:
-            f.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+# One implementation for the whole project (steer_env/cli.py); re-exported here.
+temp_path = cli.temp_path
+atomic_write_bytes = cli.atomic_write_bytes
 
 
 def _json_safe(x: Any) -> Any:
@@ -479,9 +466,12 @@ def env_arg(text: str) -> str:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
+PROG = "python -m agents.compare"
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = OneLineParser(
-        prog="python -m agents.compare",
+        prog=PROG,
         description="Compare a learned agent with the scripted agents of its role on the same "
         "seeded episodes (success rate with Wilson CI, times, paired differences).",
     )
@@ -503,24 +493,14 @@ def build_parser() -> argparse.ArgumentParser:
         default=DEFAULT_EPISODES,
         help=f"paired episodes per agent (default {DEFAULT_EPISODES})",
     )
-    p.add_argument(
-        "--seed",
-        type=non_negative_int,
-        default=DEFAULT_SEED,
-        help=f"episode k uses seed SEED + k (default {DEFAULT_SEED})",
-    )
+    cli.add_seed(p, DEFAULT_SEED, "episode k uses seed SEED + k")
     p.add_argument(
         "--out",
         type=Path,
         default=None,
         help="output folder (default runs/compare/<env>__<timestamp>)",
     )
-    p.add_argument(
-        "--device",
-        default="cpu",
-        choices=("cpu", "cuda", "auto"),
-        help="torch device for the learned policy (default cpu)",
-    )
+    cli.add_device(p, "cpu, fastest for one small network on batched episodes")
     p.add_argument(
         "--no-learned",
         action="store_true",
@@ -531,7 +511,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    prog = "agents.compare"
+    prog = PROG
     try:
         policy = None
         env_id = args.env
@@ -548,7 +528,9 @@ def main(argv: list[str] | None = None) -> int:
                 model_path = args.model
                 if env_id is None:
                     env_id = read_model_metadata(model_path).get("env_id")
-            policy = load_policy(model_path, env_id, device=args.device)
+            from agents.render import inference_device
+
+            policy = load_policy(model_path, env_id, device=inference_device(args.device))
             env_id = policy.env_id
             import torch
 
@@ -574,14 +556,11 @@ def main(argv: list[str] | None = None) -> int:
             "comparison.json, survival.png"
         )
     except (PolicyLoadError, UsageError) as exc:
-        print(f"{prog}: error: {exc}", file=sys.stderr)
-        return 2 if isinstance(exc, UsageError) else 1
+        return cli.fail(prog, exc, 2 if isinstance(exc, UsageError) else 1)
     except ImportError as exc:
-        print(f'{prog}: error: {exc}; install: pip install -e ".[train]"', file=sys.stderr)
-        return 1
+        return cli.fail(prog, f'{exc}; install: pip install -e ".[train]"')
     except OSError as exc:
-        print(f"{prog}: error: {' '.join(str(exc).split())}", file=sys.stderr)
-        return 1
+        return cli.fail(prog, exc)
     except KeyboardInterrupt:
         print(f"{prog}: interrupted", file=sys.stderr)
         return 130

@@ -1,4 +1,4 @@
-"""Render episodes of learned or scripted agents to a GIF (or a window).
+"""Render episodes of learned or scripted agents to a GIF or MP4 (or a window).
 
     python -m agents.render --agent learned --out episode.gif            # shipped pursuit model
     python -m agents.render --agent classic --env evasion --seed 3 --out classic.gif
@@ -10,8 +10,11 @@ Agents: ``learned`` (``--model``, default the shipped model of ``--env``), ``cla
 ``classic-evader``. ``--side-by-side`` plays the learned agent and the classic agent on the
 same seed and puts the two episodes next to each other in one GIF. Frames come from the
 env's ``render_mode="rgb_array"``; each panel gets a caption with the agent and the outcome.
-The GIF (Pillow, one shared palette; read it back with ``imageio.v3.imread(path, index=None)``)
-is written to a temp file in the target folder and moved into place.
+The file type follows ``--out``'s extension: ``.gif`` (Pillow, one shared palette; read it
+back with ``imageio.v3.imread(path, index=None)``), ``.mp4`` (H.264 through imageio's ffmpeg
+plugin, ``pip install "steer-env[render]"``) or ``.png`` (the last frame); it is written by
+:func:`steer_env.rendering.write_animation` to a temp file in the target folder and moved
+into place.
 """
 
 from __future__ import annotations
@@ -162,44 +165,11 @@ def episode_frames(ep: Episode, width: int | None = DEFAULT_WIDTH) -> list[np.nd
 
 
 def write_gif(frames: list[np.ndarray], path: str | os.PathLike[str], fps: float = 10.0) -> Path:
-    """Write ``frames`` (RGB arrays of one size) as a looping GIF at ``fps``.
+    """Write ``frames`` to ``path``: the project's one animation writer,
+    :func:`steer_env.rendering.write_animation` (GIF, MP4 or PNG by extension, atomic)."""
+    from steer_env.rendering import write_animation
 
-    All frames share one 256-colour palette computed from a few sampled frames (the scenes
-    use a small fixed set of colours), which is ~10x faster than a palette per frame and
-    gives a smaller file. The file is written to a temp file in the same folder and moved
-    into place with ``os.replace``, so the target is never half-written."""
-    from PIL import Image
-
-    from agents.compare import temp_path
-
-    if not frames:
-        raise ValueError("no frames to write")
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    images = [Image.fromarray(np.asarray(f, dtype=np.uint8)[..., :3]) for f in frames]
-    sample = np.concatenate(
-        [np.asarray(images[i]) for i in np.linspace(0, len(images) - 1, 5).astype(int)], axis=0
-    )
-    palette = Image.fromarray(sample).quantize(
-        colors=256, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE
-    )
-    paletted = [im.quantize(palette=palette, dither=Image.Dither.NONE) for im in images]
-    tmp = temp_path(path, ".tmp.gif")
-    try:
-        paletted[0].save(
-            tmp,
-            format="GIF",
-            save_all=True,
-            append_images=paletted[1:],
-            duration=round(1000.0 / fps),
-            loop=0,
-            optimize=False,
-            disposal=1,
-        )
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
-    return path
+    return write_animation(path, frames, fps)
 
 
 def render_gif(
@@ -214,7 +184,12 @@ def render_gif(
     device: str = "cpu",
 ) -> tuple[Path, list[Episode]]:
     """Render ``agent`` (or, with ``side``, the learned and the classic agent on the same
-    seed side by side) to the GIF ``out``."""
+    seed side by side) to ``out``: a GIF, an MP4 or a PNG of the last frame, by extension
+    (:func:`steer_env.rendering.write_animation`; an unknown extension is refused before
+    any episode is played)."""
+    from steer_env.rendering import check_animation_path
+
+    check_animation_path(out)
     if side:
         if isinstance(model, str | os.PathLike) or model is None:
             model = load_policy(model, env_id, device=device)
@@ -226,13 +201,16 @@ def render_gif(
     return write_gif(frames, out, fps), eps
 
 
-def main(argv: list[str] | None = None) -> int:
-    from agents.compare import env_arg
-    from steer_env.cli import OneLineParser, non_negative_int, positive_int
+PROG = "python -m agents.render"
 
-    p = OneLineParser(
-        prog="python -m agents.render",
-        description="Render an episode of a learned or scripted agent to a GIF.",
+
+def build_parser() -> Any:
+    from agents.compare import env_arg
+    from steer_env import cli
+
+    p = cli.OneLineParser(
+        prog=PROG,
+        description="Render an episode of a learned or scripted agent to a GIF or MP4.",
     )
     p.add_argument(
         "--agent",
@@ -252,26 +230,30 @@ def main(argv: list[str] | None = None) -> int:
         help="pursuit or evasion (default: from the model, or from a long agent "
         "name, else pursuit)",
     )
-    p.add_argument("--seed", type=non_negative_int, default=0, help="episode seed (default 0)")
+    cli.add_seed(p, 0, "episode seed")
     p.add_argument(
-        "--out", type=Path, default=Path("episode.gif"), help="GIF path (default episode.gif)"
+        "--out",
+        type=Path,
+        default=Path("episode.gif"),
+        help="output file: .gif, .mp4 or .png (last frame), by extension (default episode.gif)",
     )
     p.add_argument(
         "--side-by-side",
         action="store_true",
-        help="learned and classic agent on the same seed in one GIF",
+        help="learned and classic agent on the same seed in one animation",
     )
     p.add_argument("--human", action="store_true", help="show the episode in a window instead")
-    p.add_argument(
-        "--width",
-        type=positive_int,
-        default=DEFAULT_WIDTH,
-        help=f"panel width in pixels (default {DEFAULT_WIDTH})",
-    )
-    p.add_argument("--fps", type=positive_int, default=10, help="GIF frames per second")
-    p.add_argument("--device", default="cpu", choices=("cpu", "cuda", "auto"))
-    args = p.parse_args(argv)
-    prog = "agents.render"
+    cli.add_width(p, DEFAULT_WIDTH)
+    cli.add_fps(p, 10)
+    cli.add_device(p, "cpu, fastest for one small network")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    from steer_env import cli
+    from steer_env.rendering import AnimationOutputError, check_animation_path
+
+    args = build_parser().parse_args(argv)
     try:
         env_id = args.env
         agent = args.agent.strip().lower()
@@ -282,13 +264,16 @@ def main(argv: list[str] | None = None) -> int:
                 env_id = "steer_env/Evasion-v0"
             env_id = env_id or "steer_env/Pursuit-v0"
         if args.side_by_side and args.human:
-            raise UsageError("--side-by-side writes a GIF; it cannot be combined with --human")
+            raise UsageError("--side-by-side writes a file; it cannot be combined with --human")
         if args.side_by_side and agent not in ("learned",):
             raise UsageError("--side-by-side always shows learned vs classic; drop --agent")
+        if not args.human:
+            check_animation_path(args.out)
         short = canonical_agent(agent, env_id)
+        device = inference_device(args.device)
         model = None
         if short == "learned" or args.side_by_side:
-            model = load_policy(args.model, env_id, device=args.device)
+            model = load_policy(args.model, env_id, device=device)
             import torch
 
             torch.set_num_threads(1)
@@ -312,26 +297,33 @@ def main(argv: list[str] | None = None) -> int:
             args.side_by_side,
             args.width,
             args.fps,
-            args.device,
+            device,
         )
         for ep in eps:
             print(f"{ep.label} on {ENV_SHORT[env_id]} seed {args.seed}: {ep.outcome}")
         print(f"wrote {path}")
-    except (PolicyLoadError, UsageError) as exc:
-        print(f"{prog}: error: {exc}", file=sys.stderr)
-        return 2 if isinstance(exc, UsageError) else 1
+    except (PolicyLoadError, UsageError, AnimationOutputError) as exc:
+        return cli.fail(PROG, exc, 1 if isinstance(exc, PolicyLoadError) else 2)
     except OSError as exc:
-        print(f"{prog}: error: {' '.join(str(exc).split())}", file=sys.stderr)
-        return 1
+        return cli.fail(PROG, exc)
     except ImportError as exc:
-        msg = " ".join(str(exc).split())
-        print(f"{prog}: error: {msg}", file=sys.stderr)
-        return 1
+        return cli.fail(PROG, exc)
     except KeyboardInterrupt:
-        print(f"{prog}: interrupted", file=sys.stderr)
+        print(f"{PROG}: interrupted", file=sys.stderr)
         return 130
     return 0
 
+
+def inference_device(requested: str) -> str:
+    """``--device`` of the tools that only run a trained network: ``auto`` is the CPU (one
+    small MLP, batched episodes: faster than a GPU round trip); ``cuda`` must exist."""
+    from agents.training import resolve_device
+
+    return resolve_device(requested, "ppo")
+
+
+#: Same function under the name that says what it writes now.
+render_animation = render_gif
 
 if __name__ == "__main__":
     sys.exit(main())

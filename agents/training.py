@@ -12,13 +12,14 @@ Run folder layout (``runs/<name>/``)::
     episode.gif          learned vs classic agent on the same seed
 
 Every model, buffer and JSON file is written to a temp file in its folder and moved into
-place with ``os.replace``, so an interruption never leaves a half-written file.
+place with ``os.replace`` (:func:`steer_env.cli.atomic_output`), so an interruption never
+leaves a half-written file; the temp file of a run killed mid-write (SIGKILL) is deleted
+when the run folder is next started or resumed (:func:`prepare_run_dir`).
 """
 
 from __future__ import annotations
 
 import json
-import os
 import platform
 import re
 import signal
@@ -29,8 +30,8 @@ from typing import Any
 
 import numpy as np
 
-from agents.compare import temp_path
 from agents.policies import ENV_SHORT, METADATA_KEY, UsageError
+from steer_env.cli import SEED_MAX, atomic_output, remove_stale_temporaries
 
 #: Algorithms ``train.py`` trains.
 TRAIN_ALGOS = ("ppo", "sac")
@@ -80,6 +81,34 @@ HYPERPARAMS: dict[str, dict[str, Any]] = {
 EVAL_SEED = 500_000
 CHECKPOINT_RE = re.compile(r"^ckpt_(\d+)_steps\.zip$")
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+
+
+#: A resumed session's seed lies in [SESSION_SEED_BASE, SEED_MAX]: clear of the training
+#: seeds of first sessions (small), of EVAL_SEED + seed and of the comparison seeds.
+SESSION_SEED_BASE = 2_000_000
+
+
+def session_seed(seed: int, start_timesteps: int) -> int:
+    """The seed of a training session: ``seed`` for a new run; for a session resumed at
+    ``start_timesteps`` a fresh one drawn from ``(seed, start_timesteps)`` (so it neither
+    replays the first session's episodes nor lands on the evaluation or comparison seeds),
+    always in ``[0, SEED_MAX]`` as numpy's global RNG, SB3 and torch require."""
+    if not 0 <= seed <= SEED_MAX:
+        raise ValueError(f"seed must be in [0, {SEED_MAX}], got {seed}")
+    if not start_timesteps:
+        return int(seed)
+    state = int(np.random.SeedSequence([int(seed), int(start_timesteps)]).generate_state(1)[0])
+    return SESSION_SEED_BASE + state % (SEED_MAX + 1 - SESSION_SEED_BASE)
+
+
+def trained_timesteps(algo: str, hp: dict[str, Any], n_envs: int, remaining: int) -> int:
+    """How many timesteps ``model.learn(remaining)`` really trains: SB3 collects whole
+    rollouts (PPO: ``n_steps * n_envs`` timesteps) or whole vector steps (SAC: ``n_envs``
+    per step) until it has at least ``remaining``."""
+    if remaining <= 0:
+        return 0
+    chunk = hp["n_steps"] * n_envs if algo in ON_POLICY else n_envs * int(hp.get("train_freq", 1))
+    return -(-remaining // chunk) * chunk
 
 
 def env_tag(env_id: str) -> str:
@@ -168,7 +197,8 @@ class RunPaths:
 
 
 def atomic_write_json(path: Path, obj: Any) -> None:
-    """Write JSON through a temp file in the same folder and ``os.replace``."""
+    """Write JSON through a temp file in the same folder and ``os.replace``
+    (:func:`steer_env.cli.atomic_output`)."""
     from agents.compare import atomic_write_json as write
 
     write(path, obj)
@@ -218,27 +248,19 @@ def latest_checkpoint(paths: RunPaths) -> tuple[Path, int] | None:
 
 
 def save_model_atomic(model: Any, path: Path, metadata: dict[str, Any]) -> Path:
-    """``model.save`` to a temp zip in ``path``'s folder, then ``os.replace`` onto ``path``.
-    ``metadata`` is stored in the zip's ``data`` JSON under ``steer_env``."""
+    """``model.save`` to a temp zip in ``path``'s folder, then ``os.replace`` onto ``path``
+    (:func:`steer_env.cli.atomic_output`). ``metadata`` is stored in the zip's ``data`` JSON
+    under ``steer_env``."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
     setattr(model, METADATA_KEY, {**metadata, "num_timesteps": int(model.num_timesteps)})
-    tmp = temp_path(path, ".tmp.zip")
-    try:
+    with atomic_output(path, ".tmp.zip") as tmp:
         model.save(tmp)
-        os.replace(tmp, path)
-    finally:
-        Path(tmp).unlink(missing_ok=True)
     return path
 
 
 def save_replay_buffer_atomic(model: Any, path: Path) -> None:
-    tmp = temp_path(path, ".tmp.pkl")
-    try:
+    with atomic_output(path, ".tmp.pkl") as tmp:
         model.save_replay_buffer(tmp)
-        os.replace(tmp, path)
-    finally:
-        Path(tmp).unlink(missing_ok=True)
 
 
 def save_checkpoint(model: Any, paths: RunPaths, metadata: dict[str, Any]) -> Path:
@@ -369,9 +391,10 @@ class Session:
     status: str = "running"
 
 
-def prepare_run_dir(paths: RunPaths, resume: bool, overwrite: bool) -> None:
+def prepare_run_dir(paths: RunPaths, resume: bool, overwrite: bool) -> list[Path]:
     """Create the run folder. An existing one is an error unless ``resume`` (continue it) or
-    ``overwrite`` (delete it first)."""
+    ``overwrite`` (delete it first). Temporary files left by a run killed mid-write are
+    deleted (never loaded: checkpoints are found by name); returns them."""
     import shutil
 
     root = paths.root
@@ -380,7 +403,7 @@ def prepare_run_dir(paths: RunPaths, resume: bool, overwrite: bool) -> None:
     if resume:
         if not paths.config.is_file():
             raise UsageError(f"cannot resume: {root} is not a run folder (no config.json)")
-        return
+        return remove_stale_temporaries(root)
     if root.exists() and any(root.iterdir()):
         if not overwrite:
             raise UsageError(
@@ -389,3 +412,4 @@ def prepare_run_dir(paths: RunPaths, resume: bool, overwrite: bool) -> None:
             )
         shutil.rmtree(root)
     root.mkdir(parents=True, exist_ok=True)
+    return remove_stale_temporaries(root)

@@ -25,7 +25,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from steer_env.cli import OneLineParser, positive_float, positive_int
+from steer_env.cli import OneLineParser, add_alias, positive_float, positive_int
 
 SECTIONS = ("single", "vector", "memory", "sync", "floor", "flock", "sb3", "peers", "compile")
 DEFAULT_JSON = Path(__file__).resolve().parent / "results.json"
@@ -62,21 +62,32 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     )
     p.add_argument("--quick", action="store_true", help="short measurements (smoke test)")
     p.add_argument("--json", type=Path, default=DEFAULT_JSON, help="where to write the JSON")
-    p.add_argument("--envs", default="Pursuit,Evasion", help="steer-env tasks to measure")
     p.add_argument(
-        "--num-envs",
+        "--tasks",
+        dest="envs",
+        default="Pursuit,Evasion",
+        help="steer-env tasks to measure, comma-separated (default Pursuit,Evasion)",
+    )
+    p.add_argument(
+        "--n-envs",
+        dest="num_envs",
         type=_ints,
         default=[1, 64, 1024, 8192],
-        help="vector env / VMAS / floor sizes (default 1,64,1024,8192)",
+        help="env counts of the vector env / VMAS / floor rows (default 1,64,1024,8192)",
     )
     p.add_argument(
-        "--sync-envs", type=_ints, default=[64, 1024], help="SyncVectorEnv sizes (default 64,1024)"
+        "--sync-n-envs",
+        dest="sync_envs",
+        type=_ints,
+        default=[64, 1024],
+        help="env counts of the SyncVectorEnv rows (default 64,1024)",
     )
     p.add_argument(
-        "--memory-envs",
+        "--memory-n-envs",
+        dest="memory_envs",
         type=_ints,
         default=[65536],
-        help="vector env sizes for the memory figure (default 65536)",
+        help="env counts of the memory figure (default 65536)",
     )
     p.add_argument(
         "--boids",
@@ -84,7 +95,13 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
         default=[1000, 10000, 100000],
         help="flock sizes (default 1000,10000,100000)",
     )
-    p.add_argument("--sb3-envs", type=positive_int, default=16, help="n_envs for PPO (default 16)")
+    p.add_argument(
+        "--sb3-n-envs",
+        dest="sb3_envs",
+        type=positive_int,
+        default=16,
+        help="env count of the PPO rows (default 16)",
+    )
     p.add_argument(
         "--sb3-timesteps",
         type=positive_int,
@@ -105,18 +122,29 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
         default=None,
         help="seconds per throughput repeat (default 0.5; 0.02 with --quick)",
     )
-    args = p.parse_args(argv)
-    args.sections = [s.strip() for s in args.sections.split(",") if s.strip()]
-    unknown = sorted(set(args.sections) - set(SECTIONS))
-    if unknown:
-        p.error(f"unknown section(s) {unknown}; choose from {','.join(SECTIONS)}")
-    envs = [e.strip() for e in args.envs.split(",") if e.strip()]
-    bad = [e for e in envs if e.lower() not in ENV_NAMES]
-    if bad or not envs:
-        p.error(f"unknown env(s) {bad}; choose from Pursuit,Evasion")
-    args.envs = [ENV_NAMES[e.lower()] for e in envs]
-    if not args.json.parent.is_dir():
-        p.error(f"--json: folder {str(args.json.parent)!r} does not exist")
+    for old, new in (
+        ("--envs", "--tasks"),
+        ("--num-envs", "--n-envs"),
+        ("--sync-envs", "--sync-n-envs"),
+        ("--memory-envs", "--memory-n-envs"),
+        ("--sb3-envs", "--sb3-n-envs"),
+    ):
+        add_alias(p, old, new)
+
+    def check(args: argparse.Namespace) -> None:
+        args.sections = [s.strip() for s in args.sections.split(",") if s.strip()]
+        unknown = sorted(set(args.sections) - set(SECTIONS))
+        if unknown:
+            p.error(f"unknown section(s) {unknown}; choose from {','.join(SECTIONS)}")
+        envs = [e.strip() for e in args.envs.split(",") if e.strip()]
+        bad = [e for e in envs if e.lower() not in ENV_NAMES]
+        if bad or not envs:
+            p.error(f"unknown task(s) {bad}; choose from Pursuit,Evasion")
+        args.envs = [ENV_NAMES[e.lower()] for e in envs]
+        if not args.json.parent.is_dir():
+            p.error(f"--json: folder {str(args.json.parent)!r} does not exist")
+
+    args = p.parse_args(argv, check=check)
     if args.repeats is None:
         args.repeats = 3 if args.quick else 5
     if args.time_per_repeat is None:

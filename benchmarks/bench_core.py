@@ -28,7 +28,6 @@ import os
 for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
-import argparse  # noqa: E402
 import platform  # noqa: E402
 import statistics  # noqa: E402
 import subprocess  # noqa: E402
@@ -41,6 +40,7 @@ import numpy as np  # noqa: E402
 import scipy  # noqa: E402
 
 from steer_env import behaviors, combine, physics  # noqa: E402
+from steer_env.cli import OneLineParser  # noqa: E402
 from steer_env.neighbors import find_neighbors  # noqa: E402
 
 NEIGHBOR_RADIUS = 5.0  # m
@@ -227,7 +227,9 @@ def flock_step(pos, vel, head, max_speed, max_force, method: str) -> np.ndarray:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = OneLineParser(
+        prog="python -m benchmarks.bench_core", description=__doc__.splitlines()[0]
+    )
     parser.add_argument("--quick", action="store_true", help="fewer repeats")
     args = parser.parse_args(argv)
     repeats = 5 if args.quick else 15

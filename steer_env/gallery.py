@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import tempfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
@@ -30,7 +29,16 @@ from numpy.typing import NDArray
 from steer_env import behaviors, cli, combine, vecmath
 from steer_env.neighbors import Neighbors, find_neighbors
 from steer_env.physics import Vehicles
-from steer_env.rendering import ROLE_COLORS, PygameNotInstalled, Renderer, Trails
+from steer_env.rendering import (
+    ANIMATION_EXTENSIONS,
+    ROLE_COLORS,
+    AnimationOutputError,
+    PygameNotInstalled,
+    Renderer,
+    Trails,
+    check_animation_path,
+    write_animation,
+)
 
 #: Simulation time step, seconds.
 DT = 1.0 / 30.0
@@ -697,12 +705,13 @@ def render_behavior(name: str, steps: int, seed: int, size: int = 480) -> list[n
 
 
 # --- command line
-OUTPUT_EXTENSIONS = (".gif", ".mp4", ".png")
+OUTPUT_EXTENSIONS = ANIMATION_EXTENSIONS
+PROG = "python -m steer_env.gallery"
 
 
 def _parser() -> argparse.ArgumentParser:
     p = cli.OneLineParser(
-        prog="python -m steer_env.gallery",
+        prog=PROG,
         description="Show a steering behaviour in a window, or render it to a GIF/MP4/PNG.",
     )
     p.add_argument("behavior", nargs="?", metavar="BEHAVIOR", help=", ".join(BEHAVIORS))
@@ -712,55 +721,16 @@ def _parser() -> argparse.ArgumentParser:
         help="write FILE (.gif, .mp4, or .png for the last frame) instead of opening a window",
     )
     p.add_argument("--steps", type=cli.int_in(1, 100_000), default=300, help="default 300")
-    p.add_argument("--seed", type=cli.int_in(0, 2**63 - 1), default=0, help="default 0")
-    p.add_argument("--fps", type=cli.int_in(1, 240), default=30, help="default 30")
-    p.add_argument("--size", type=cli.int_in(64, 4096), default=480, help="frame width, px (480)")
+    cli.add_seed(p, 0, "seed of the scene")
+    cli.add_fps(p, 30)
+    cli.add_width(p, 480)
+    cli.add_alias(p, "--size", "--width")
     p.add_argument("--list", action="store_true", help="list the behaviors and exit")
     return p
 
 
 def _fail(message: str, status: int = 1) -> int:
-    print(f"python -m steer_env.gallery: error: {message}", file=sys.stderr)
-    return status
-
-
-def _write(path: str, frames: Iterator[np.ndarray | None], fps: int) -> None:
-    """Write frames to ``path`` through a temporary file in the same directory, replaced
-    into place only once complete."""
-    import imageio.v3 as iio
-
-    ext = os.path.splitext(path)[1].lower()
-    directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".gallery-", suffix=ext, dir=directory)
-    os.close(fd)
-    try:
-        if ext == ".gif":
-            with iio.imopen(tmp, "w", plugin="pillow", extension=".gif") as out:
-                for frame in frames:
-                    out.write(frame, duration=round(1000 / fps), loop=0)
-        elif ext == ".mp4":
-            import imageio.v2 as iio2
-
-            writer = iio2.get_writer(
-                tmp, format="FFMPEG", mode="I", fps=fps, codec="libx264",
-                macro_block_size=1, pixelformat="yuv420p",
-            )  # fmt: skip
-            with writer:
-                for frame in frames:
-                    h, w = frame.shape[:2]  # yuv420p needs even sizes: pad by one pixel
-                    writer.append_data(np.pad(frame, ((0, h % 2), (0, w % 2), (0, 0)), "edge"))
-        else:  # .png: the last frame
-            last = None
-            for frame in frames:
-                last = frame
-            iio.imwrite(tmp, last, extension=".png")
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)  # mkstemp creates 0600; give the usual permissions
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+    return cli.fail(PROG, message, status)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -776,32 +746,27 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.out is None:
             for _ in iter_frames(
-                args.behavior, args.steps, args.seed, args.size, "human", args.fps
+                args.behavior, args.steps, args.seed, args.width, "human", args.fps
             ):
                 pass
             return 0
-        ext = os.path.splitext(args.out)[1].lower()
-        if ext not in OUTPUT_EXTENSIONS:
-            return _fail(f"--out must end in {', '.join(OUTPUT_EXTENSIONS)}, got {args.out!r}", 2)
+        check_animation_path(args.out)
         directory = os.path.dirname(os.path.abspath(args.out))
         if not os.path.isdir(directory):
             return _fail(f"output directory {directory!r} does not exist", 2)
         if os.path.isdir(args.out):
             return _fail(f"--out {args.out!r} is a directory", 2)
-        if ext == ".mp4":
-            try:
-                import imageio_ffmpeg  # noqa: F401
-            except ImportError:
-                return _fail(
-                    "writing .mp4 needs imageio's ffmpeg plugin: pip install imageio-ffmpeg", 2
-                )
-        _write(args.out, iter_frames(args.behavior, args.steps, args.seed, args.size), args.fps)
+        write_animation(
+            args.out, iter_frames(args.behavior, args.steps, args.seed, args.width), args.fps
+        )
+    except AnimationOutputError as exc:
+        return _fail(str(exc), 2)
     except PygameNotInstalled as exc:
         return _fail(str(exc))
     except KeyboardInterrupt:
         return 130
     except (OSError, RuntimeError, ValueError) as exc:  # pygame.error is a RuntimeError
-        return _fail(f"{type(exc).__name__}: {exc}".replace("\n", " "))
+        return _fail(f"{type(exc).__name__}: {exc}")
     print(f"wrote {args.out}")
     return 0
 

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -22,11 +23,11 @@ def test_benchmark_command_writes_the_table(tmp_path):
         "--quick",
         "--sections",
         "single,vector,floor,sync,memory,flock,sb3,peers",
-        "--num-envs",
+        "--n-envs",
         "1,4",
-        "--sync-envs",
+        "--sync-n-envs",
         "4",
-        "--memory-envs",
+        "--memory-n-envs",
         "16",
         "--boids",
         "200",
@@ -34,7 +35,7 @@ def test_benchmark_command_writes_the_table(tmp_path):
         "2",
         "--time-per-repeat",
         "0.002",
-        "--sb3-envs",
+        "--sb3-n-envs",
         "2",
         "--sb3-n-steps",
         "8",
@@ -91,7 +92,9 @@ def test_benchmark_command_writes_the_table(tmp_path):
     "args,text",
     [
         (["--repeats", "0"], "expected a positive integer"),
-        (["--envs", "nope"], "unknown env(s)"),
+        (["--tasks", "nope"], "unknown task(s)"),
+        (["--envs", "nope"], "unknown task(s)"),  # the deprecated spelling of --tasks
+        (["--n-envs", "0"], "expected positive integers"),
         (["--num-envs", "0"], "expected positive integers"),
         (["--json", "/no/such/folder/x.json"], "does not exist"),
     ],
@@ -101,5 +104,50 @@ def test_benchmark_cli_bad_input_is_one_line(args, text):
         [sys.executable, "-m", "benchmarks", *args], capture_output=True, text=True
     )
     assert out.returncode == 2
-    assert text in out.stderr
     assert "Traceback" not in out.stderr
+    lines = out.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("python -m benchmarks: error: ")
+    assert text in lines[0]
+
+
+def test_benchmark_old_flag_spellings_still_work_with_a_note(capsys):
+    from benchmarks.__main__ import parse
+
+    args = parse(["--num-envs", "2,4", "--envs", "evasion", "--sb3-envs", "3"])
+    assert args.num_envs == [2, 4] and args.envs == ["Evasion"] and args.sb3_envs == 3
+    err = capsys.readouterr().err.splitlines()
+    assert "python -m benchmarks: note: --num-envs is deprecated; use --n-envs" in err
+    assert len(err) == 3
+    new = parse(["--n-envs", "2,4", "--tasks", "evasion", "--sb3-n-envs", "3"])
+    assert vars(new) == vars(args) and capsys.readouterr().err == ""
+
+
+def test_benchmarks_is_an_installed_package_and_runs_from_any_directory(tmp_path):
+    from setuptools import find_packages
+
+    tomllib = pytest.importorskip("tomllib")  # Python >= 3.11
+
+    cfg = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    include = cfg["tool"]["setuptools"]["packages"]["find"]["include"]
+    assert "benchmarks" in find_packages(where=ROOT, include=include)
+    # nothing in it depends on the working directory
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    out = subprocess.run(
+        [sys.executable, "-m", "benchmarks", "--quick", "--sections", "single,memory",
+         "--tasks", "pursuit", "--memory-n-envs", "8", "--repeats", "1",
+         "--time-per-repeat", "0.002", "--json", str(tmp_path / "r.json")],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert out.returncode == 0, out.stderr[-2000:]
+    rows = json.loads((tmp_path / "r.json").read_text())["rows"]
+    assert {r["section"] for r in rows if "median" in r} == {"single", "memory"}
+
+
+def test_bench_core_uses_the_shared_parser():
+    out = subprocess.run(
+        [sys.executable, "-m", "benchmarks.bench_core", "--repeats-typo"],
+        cwd=ROOT, capture_output=True, text=True,
+    )  # fmt: skip
+    assert out.returncode == 2 and "Traceback" not in out.stderr
+    lines = out.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("python -m benchmarks.bench_core: error: ")

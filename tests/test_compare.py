@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import steer_env  # noqa: F401
-from agents import compare
+from agents import compare, stats
 from agents.compare import EpisodeResults, play_episodes, summarize
 from agents.scripted import ClassicPursuer
 
@@ -45,10 +45,12 @@ def test_summarize_hand_values():
     assert learned["median_time_s"] == pytest.approx(5.0)
     assert math.isinf(classic["median_time_s"])
     p = s["paired_vs_learned"]["classic"]
-    # success differences [1, 0, 0, 1]: mean 0.5, s = sqrt(1/3)
-    half = T975_DF3 * math.sqrt(1 / 3) / 2
+    # success differences [1, 0, 0, 1]: mean 0.5 with the paired-proportion interval
     assert p["success_diff"] == 0.5
-    assert p["success_diff_ci95"] == pytest.approx([0.5 - half, 0.5 + half])
+    assert p["success_diff_ci95"] == pytest.approx(
+        list(stats.paired_proportion_difference([1, 1, 0, 1], [0, 1, 0, 0])[1:])
+    )
+    assert -1 <= p["success_diff_ci95"][0] < 0 < 0.5 < p["success_diff_ci95"][1] <= 1
     # time differences [2-10, 5-3, 10-10, 10-10] = [-8, 2, 0, 0]: mean -1.5, s^2 = 59/3
     half = T975_DF3 * math.sqrt(59 / 3) / 2
     assert p["time_diff_s"] == pytest.approx(-1.5)
@@ -136,8 +138,13 @@ def test_compare_cli_bad_input(tmp_path):
         (["--model", str(tmp_path / "missing.zip")], "not found"),
         (["--model", str(junk)], "corrupt"),
         (["--model", str(shipped), "--env", "evasion"], "trained on steer_env/Pursuit-v0"),
+        (["--seed", "99999999999999999999999"], "integer in [0, 4294967295]"),
+        (["--seed", "-1"], "integer in [0, 4294967295]"),
+        (["--device", "tpu"], "invalid choice"),
     ]
     for args, text in cases:
         r = _run("-m", "agents.compare", *args, "--out", str(tmp_path / "o"))
         line = _assert_one_line_error(r)
         assert text in line, (args, line)
+        # one prefix for parser and runtime errors alike
+        assert line.startswith("python -m agents.compare: error: "), line

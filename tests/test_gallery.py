@@ -197,7 +197,7 @@ def test_path_following_stays_near_the_path():
 # --- command line
 def test_cli_writes_a_decodable_gif(tmp_path):
     out = tmp_path / "flock.gif"
-    proc = run_cli("flocking", "--out", str(out), "--steps", "6", "--size", "96", "--seed", "2")
+    proc = run_cli("flocking", "--out", str(out), "--steps", "6", "--width", "96", "--seed", "2")
     assert proc.returncode == 0, proc.stderr
     assert "Traceback" not in proc.stderr
     frames = iio.imread(out, index=None)
@@ -214,6 +214,9 @@ def test_cli_writes_a_decodable_gif(tmp_path):
         ("seek", "--steps", "-5"),
         ("seek", "--steps", "many"),
         ("seek", "--out", "movie.avi", "--steps", "3"),
+        ("seek", "--width", "32"),
+        ("seek", "--fps", "241"),
+        ("seek", "--seed", "4294967296"),
     ],
 )
 def test_cli_user_mistakes_give_one_line_errors(args, tmp_path):
@@ -236,9 +239,11 @@ def test_cli_list_and_missing_behavior(capsys):
     assert "BEHAVIOR" in capsys.readouterr().err
 
 
-def test_cli_png_writes_the_last_frame(tmp_path):
+def test_cli_png_writes_the_last_frame(tmp_path, capsys):
     out = tmp_path / "seek.png"
+    # --size is the deprecated spelling of --width: still accepted, with a note
     assert gallery.main(["seek", "--steps", "3", "--size", "80", "--out", str(out)]) == 0
+    assert "--size is deprecated; use --width" in capsys.readouterr().err
     last = gallery.render_behavior("seek", 3, 0, size=80)[-1]
     assert np.array_equal(iio.imread(out), last)
 
@@ -248,7 +253,7 @@ def test_cli_mp4_without_ffmpeg_plugin_says_what_to_install(tmp_path, capsys, mo
     status = gallery.main(["seek", "--steps", "2", "--out", str(tmp_path / "a.mp4")])
     err = capsys.readouterr().err
     assert status == 2
-    assert "pip install imageio-ffmpeg" in err and len(err.strip().splitlines()) == 1
+    assert 'pip install "steer-env[render]"' in err and len(err.strip().splitlines()) == 1
     assert list(tmp_path.iterdir()) == []
 
 
@@ -271,4 +276,4 @@ def test_cli_failure_leaves_no_partial_file(tmp_path, capsys, monkeypatch):
 
 
 def test_cli_window_mode_runs_headless_with_dummy_driver(capsys):
-    assert gallery.main(["wander", "--steps", "3", "--size", "64", "--fps", "240"]) == 0
+    assert gallery.main(["wander", "--steps", "3", "--width", "64", "--fps", "240"]) == 0

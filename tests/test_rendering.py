@@ -349,3 +349,71 @@ def test_trails_partial_fill_and_errors():
         Trails(0)
     with pytest.raises(ValueError, match="positions"):
         Trails(2).reset([1.0, 2.0])
+
+
+# ------------------------------------------------------------------ the animation writer
+def _clip(n=4, h=30, w=40):
+    frames = []
+    for k in range(n):
+        f = np.zeros((h, w, 3), dtype=np.uint8)
+        f[:, : (k + 1) * w // n] = (200, 40, 40)
+        frames.append(f)
+    return frames
+
+
+def test_write_animation_gif_and_png_round_trip(tmp_path):
+    import imageio.v3 as iio
+
+    from steer_env.rendering import write_animation
+
+    frames = _clip()
+    gif = write_animation(tmp_path / "a.gif", iter(frames), fps=20)
+    back = iio.imread(gif, index=None)
+    assert back.shape[0] == 4 and back.shape[1:3] == (30, 40)
+    np.testing.assert_array_equal(back[..., :3], np.stack(frames))  # few colours: lossless
+    assert gif.read_bytes()[:6] == b"GIF89a"
+    png = write_animation(tmp_path / "a.PNG", [frames[0], None, frames[-1]])
+    np.testing.assert_array_equal(iio.imread(png)[..., :3], frames[-1])
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.PNG", "a.gif"]
+
+
+def test_write_animation_refuses_unknown_extensions_before_consuming_frames(tmp_path):
+    from steer_env.rendering import AnimationOutputError, write_animation
+
+    def frames():
+        raise AssertionError("frames consumed")
+        yield
+
+    for name in ("a.avi", "a", "a.gif.tmp"):
+        with pytest.raises(AnimationOutputError, match=r"\.gif, \.mp4, \.png"):
+            write_animation(tmp_path / name, frames())
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_write_animation_mp4_needs_the_plugin(tmp_path, monkeypatch):
+    import sys
+
+    from steer_env.rendering import AnimationOutputError, write_animation
+
+    monkeypatch.setitem(sys.modules, "imageio_ffmpeg", None)
+    with pytest.raises(AnimationOutputError, match=r"steer-env\[render\]"):
+        write_animation(tmp_path / "a.mp4", _clip())
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_write_animation_is_atomic(tmp_path):
+    from steer_env.rendering import write_animation
+
+    out = tmp_path / "a.gif"
+    out.write_bytes(b"previous")
+
+    def failing():
+        yield _clip()[0]
+        raise RuntimeError("renderer exploded")
+
+    with pytest.raises(RuntimeError):
+        write_animation(out, failing())
+    with pytest.raises(ValueError, match="no frames"):
+        write_animation(out, [])
+    assert out.read_bytes() == b"previous"
+    assert [p.name for p in tmp_path.iterdir()] == ["a.gif"]

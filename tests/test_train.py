@@ -16,7 +16,7 @@ from agents.training import RunPaths, latest_checkpoint, model_timesteps
 
 ROOT = Path(__file__).resolve().parents[1]
 TRAIN = str(ROOT / "train.py")
-SMALL = ["--n-envs", "4", "--eval-episodes", "8", "--periodic-eval-episodes", "4", "--no-progress"]
+SMALL = ["--n-envs", "4", "--episodes", "8", "--periodic-eval-episodes", "4", "--no-progress"]
 
 
 def _env():
@@ -234,7 +234,11 @@ def test_sac_trains_and_saves_replay_buffer(tmp_path):
         (["--timesteps", "0"], "positive integer"),
         (["--timesteps", "many"], "positive integer"),
         (["--n-envs", "-2"], "positive integer"),
-        (["--eval-episodes", "0"], "positive integer"),
+        (["--episodes", "0"], "positive integer"),
+        (["--eval-episodes", "0"], "positive integer"),  # the deprecated spelling
+        (["--seed", "4294967296"], "integer in [0, 4294967295]"),
+        (["--seed", "99999999999999999999999"], "integer in [0, 4294967295]"),
+        (["--compare-seed", "-1"], "integer in [0, 4294967295]"),
         (["--name", "a/b"], "bad run name"),
         (["--resume"], "--resume needs --name"),
         (["--resume", "--name", "ghost"], "not a run folder"),
@@ -267,3 +271,110 @@ def test_cuda_unavailable_is_a_clean_error(tmp_path):
     assert r.returncode == 2 and "Traceback" not in r.stderr
     assert "CUDA is not available" in r.stderr and len(r.stderr.strip().splitlines()) == 1
     assert not (tmp_path / "runs").exists()
+
+
+def test_session_seed_is_always_valid_for_numpy_sb3_and_torch():
+    import numpy as np
+    import torch
+    from hypothesis import given
+    from hypothesis import strategies as st
+
+    from agents.training import SESSION_SEED_BASE, session_seed
+
+    # the issue's case: the old formula gave 4,296,789,701 > 2**32 - 1
+    s = session_seed(7, 466_944)
+    assert SESSION_SEED_BASE <= s <= 2**32 - 1
+    np.random.seed(s)  # noqa: NPY002  raises ValueError for seeds >= 2**32
+    torch.manual_seed(s)
+    assert session_seed(7, 0) == 7 and session_seed(2**32 - 1, 0) == 2**32 - 1
+    with pytest.raises(ValueError):
+        session_seed(2**32, 0)
+
+    @given(st.integers(0, 2**32 - 1), st.integers(1, 10**12))
+    def check(seed, done):
+        assert SESSION_SEED_BASE <= session_seed(seed, done) <= 2**32 - 1
+
+    check()
+
+
+def test_timesteps_rounded_to_whole_rollouts_are_announced(tmp_path):
+    out = tmp_path / "runs"
+    r = _train(
+        "--timesteps", "2048", "--episodes", "4", "--periodic-eval-episodes", "2",
+        "--eval-freq", "4096", "--no-gif", "--no-progress", "--out", str(out), "--name", "r",
+    )  # fmt: skip
+    assert r.returncode == 0, r.stderr[-3000:]
+    lines = r.stdout.splitlines()
+    note = next(i for i, line in enumerate(lines) if line.startswith("note: PPO trains"))
+    start = next(i for i, line in enumerate(lines) if line.startswith("training PPO"))
+    assert note < start  # said before training starts
+    assert "4,096 timesteps instead of the 2,048 asked for" in lines[note]
+    assert "for 4,096 timesteps" in lines[start]
+    assert model_timesteps(out / "r" / "model.zip") == 4096
+    # no checkpoint was due within one rollout: the last line must not claim one
+    assert not (out / "r" / "checkpoints").exists()
+    last = lines[-1]
+    assert last.startswith("wrote ") and "model.zip" in last and "tb/" in last
+    assert "checkpoints/" not in last and "episode.gif" not in last
+
+
+def _rewrite_timesteps(model_zip: Path, timesteps: int) -> None:
+    """Pretend the run's model has ``timesteps`` done (the SB3 zip's ``data`` JSON)."""
+    with zipfile.ZipFile(model_zip) as zf:
+        members = {n: zf.read(n) for n in zf.namelist()}
+    data = json.loads(members["data"])
+    data["num_timesteps"] = timesteps
+    members["data"] = json.dumps(data).encode()
+    with zipfile.ZipFile(model_zip, "w") as zf:
+        for name, blob in members.items():
+            zf.writestr(name, blob)
+
+
+def _killed_mid_save(target: Path) -> Path:
+    """A real process that dies by SIGKILL while writing ``target`` atomically; returns the
+    temporary file it leaves behind."""
+    code = (
+        "import sys, time\n"
+        "from steer_env.cli import atomic_output\n"
+        "with atomic_output(sys.argv[1], '.tmp.zip') as tmp:\n"
+        "    tmp.write_bytes(b'PK\\x03\\x04 half a zip')\n"
+        "    print(tmp, flush=True)\n"
+        "    time.sleep(120)\n"
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-c", code, str(target)], cwd=ROOT, stdout=subprocess.PIPE, text=True
+    )
+    tmp = Path(proc.stdout.readline().strip())
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(timeout=30)
+    proc.stdout.close()
+    assert proc.returncode == -signal.SIGKILL
+    assert tmp.is_file() and not target.exists()
+    return tmp
+
+
+def test_resume_at_a_large_timestep_count_and_stale_temporaries_removed(tmp_path):
+    out = tmp_path / "runs"
+    run = out / "big"
+    r = _train("--seed", "7", "--timesteps", "1024", "--out", str(out), "--name", "big",
+               "--no-gif", *SMALL)  # fmt: skip
+    assert r.returncode == 0, r.stderr[-3000:]
+    # the issue's resume point: seed 7 at 466,944 timesteps (its derived seed overflowed)
+    _rewrite_timesteps(run / "model.zip", 466_944)
+    for f in (run / "checkpoints").glob("*"):
+        f.unlink()
+    killed = _killed_mid_save(run / "checkpoints" / "ckpt_000467968_steps.zip")
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True).stdout.strip()  # fmt: skip
+    planted = run / f".model.zip.{dead}.0123abcd.tmp.zip"
+    planted.write_bytes(b"PK partial")
+    alive = run / f".config.json.{os.getpid()}.89abcdef.tmp.json"  # a live writer's: kept
+    alive.write_bytes(b"{")
+    r = _train("--resume", "--name", "big", "--out", str(out), "--timesteps", "467968")
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert "removed 2 temporary file(s) left by a killed run" in r.stderr
+    assert not killed.exists() and not planted.exists() and alive.exists()
+    assert "resuming" in r.stdout and "466,944" in r.stdout
+    cfg = json.loads((run / "config.json").read_text())
+    assert [s["start_timesteps"] for s in cfg["sessions"]] == [0, 466_944]
+    assert model_timesteps(run / "model.zip") == 467_968
