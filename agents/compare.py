@@ -58,6 +58,7 @@ from agents.policies import (
 )
 from steer_env import cli
 from steer_env.cli import OneLineParser, positive_int
+from steer_env.tasks import get_task
 
 #: Default first episode seed: far from the seeds training uses (``seed .. seed + n_envs``).
 DEFAULT_SEED = 1_000_000
@@ -189,7 +190,7 @@ def summarize(
     if "classic" in paired:
         p = paired["classic"]
         better_success = bool(p["success_diff_ci95"][0] > 0)
-        if ROLE[env_id] == "pursuer":
+        if get_task(env_id).success == "capture":
             faster = bool(p["time_diff_ci95_s"][1] < 0)
             goal = {
                 "criterion": "learned - classic: success CI above 0 and restricted mean time to "
@@ -207,8 +208,12 @@ def summarize(
     return {
         "env_id": env_id,
         "role": ROLE[env_id],
-        "success_means": "capture" if ROLE[env_id] == "pursuer" else "no capture by the time limit",
-        "time_means": "time to capture" if ROLE[env_id] == "pursuer" else "survival time",
+        "success_means": "capture"
+        if get_task(env_id).success == "capture"
+        else "no capture by the time limit",
+        "time_means": "time to capture"
+        if get_task(env_id).success == "capture"
+        else "survival time",
         "horizon_s": horizon,
         "dt_s": dt,
         "episodes": int(next(iter(results.values())).success.size),

@@ -29,19 +29,19 @@ from typing import Any
 
 import numpy as np
 
-ENV_IDS = ("steer_env/Pursuit-v0", "steer_env/Evasion-v0")
-ENV_SHORT = {"steer_env/Pursuit-v0": "pursuit", "steer_env/Evasion-v0": "evasion"}
-ROLE = {"steer_env/Pursuit-v0": "pursuer", "steer_env/Evasion-v0": "evader"}
-#: Scripted opponents for the learned agent's role, in table order (``classic`` first).
-SCRIPTED_FOR_ENV = {
-    "steer_env/Pursuit-v0": ("classic", "naive"),
-    "steer_env/Evasion-v0": ("classic",),
-}
-#: Long names accepted for the scripted agents.
+from steer_env.tasks import TASKS, get_task
+
+# Views of the task registry (steer_env.tasks): adding a task adds it here.
+ENV_IDS = tuple(task.env_id for task in TASKS.values())
+ENV_SHORT = {task.env_id: task.name for task in TASKS.values()}
+ROLE = {task.env_id: task.learned_team for task in TASKS.values()}
+#: Scripted agents for the learned agent's role, in table order (``classic`` first).
+SCRIPTED_FOR_ENV = {task.env_id: tuple(task.baselines) for task in TASKS.values()}
+#: Long names accepted for the scripted agents (``classic-pursuer``, ...).
 SCRIPTED_NAMES = {
-    "classic-pursuer": ("steer_env/Pursuit-v0", "classic"),
-    "naive-pursuer": ("steer_env/Pursuit-v0", "naive"),
-    "classic-evader": ("steer_env/Evasion-v0", "classic"),
+    f"{name}-{task.learned_team}": (task.env_id, name)
+    for task in TASKS.values()
+    for name in task.baselines
 }
 AGENT_NAMES = ("learned", "classic", "naive", *SCRIPTED_NAMES)
 ALGOS = ("ppo", "sac", "a2c", "td3")
@@ -64,15 +64,12 @@ class UsageError(ValueError):
 
 
 def resolve_env_id(name: str) -> str:
-    """The full env id for ``pursuit``/``evasion`` (any case), ``Pursuit-v0`` or the full id
-    ``steer_env/Pursuit-v0``; :class:`UsageError` otherwise."""
-    key = str(name).strip().lower()
-    for env_id, short in ENV_SHORT.items():
-        if key in (short, f"{short}-v0", env_id.lower()):
-            return env_id
-    raise UsageError(
-        f"unknown env {name!r}: use pursuit, evasion, steer_env/Pursuit-v0 or steer_env/Evasion-v0"
-    )
+    """The full env id for a task's short name (``pursuit``, any case), its versioned name
+    (``Pursuit-v0``) or its id (``steer_env/Pursuit-v0``); :class:`UsageError` otherwise."""
+    try:
+        return get_task(name).env_id
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
 
 
 def models_dir() -> Path:

@@ -1,7 +1,7 @@
 """A small pygame renderer for steer-env: it draws the state it is given and nothing else.
 
 The renderer never reads or changes simulation state; environments and the behaviour gallery
-(:mod:`steer_env.gallery`) call it with arrays once per frame::
+(:mod:`steer_env.demos.gallery`) call it with arrays once per frame::
 
     r = Renderer(bounds=(0.0, 0.0, 40.0, 30.0), width_px=480)
     r.begin_frame()

@@ -1,4 +1,4 @@
-"""Tests for steer_env.gallery: every scene renders headless, deterministically, and behaves;
+"""Tests for steer_env.demos.gallery: every scene renders headless, deterministically, and behaves;
 the command line writes files and reports user mistakes in one line."""
 
 import os
@@ -28,7 +28,7 @@ def run_cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
     env = {**os.environ, "SDL_VIDEODRIVER": "dummy", "SDL_AUDIODRIVER": "dummy"}
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
     return subprocess.run(
-        [sys.executable, "-m", "steer_env.gallery", *args],
+        [sys.executable, "-m", "steer_env.demos.gallery", *args],
         capture_output=True,
         text=True,
         env=env,

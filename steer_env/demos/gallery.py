@@ -2,9 +2,9 @@
 
 Run a scene in a window, or render it headless to a GIF / MP4 / PNG::
 
-    python -m steer_env.gallery flocking
-    python -m steer_env.gallery pursuit-evade --out pursuit.gif --steps 300 --seed 3
-    python -m steer_env.gallery --list
+    python -m steer_env.demos.gallery flocking
+    python -m steer_env.demos.gallery pursuit-evade --out pursuit.gif --steps 300 --seed 3
+    python -m steer_env.demos.gallery --list
 
 Each scene is a function ``rng -> Scene`` that builds :class:`~steer_env.physics.Vehicles`,
 steps them with the library's behaviours at ``DT`` seconds and draws them with
@@ -706,7 +706,7 @@ def render_behavior(name: str, steps: int, seed: int, size: int = 480) -> list[n
 
 # --- command line
 OUTPUT_EXTENSIONS = ANIMATION_EXTENSIONS
-PROG = "python -m steer_env.gallery"
+PROG = "python -m steer_env.demos.gallery"
 
 
 def _parser() -> argparse.ArgumentParser:
