@@ -15,7 +15,7 @@ import pytest
 import steer_env  # noqa: F401
 from agents import compare, stats
 from agents.compare import EpisodeResults, play_episodes, summarize
-from agents.scripted import ClassicPursuer
+from agents.scripted import ScriptedPolicy
 
 ROOT = Path(__file__).resolve().parents[1]
 PURSUIT, EVASION = "steer_env/Pursuit-v0", "steer_env/Evasion-v0"
@@ -65,11 +65,11 @@ def test_episodes_are_paired_by_seed(monkeypatch):
     the episodes are split into several batches)."""
     monkeypatch.setattr(compare, "MAX_BATCH", 4)
     base, n = 123, 6
-    batched = play_episodes(PURSUIT, lambda env, _seed: ClassicPursuer(env), n, base)
+    batched = play_episodes(PURSUIT, lambda env, _seed: ScriptedPolicy(PURSUIT), n, base)
     for k in range(n):
         env = gym.make(PURSUIT)
         obs, _ = env.reset(seed=base + k)
-        agent = ClassicPursuer(env)
+        agent = ScriptedPolicy(PURSUIT)
         done, steps, info = False, 0, {}
         while not done:
             obs, _, term, trunc, info = env.step(agent.predict(obs)[0])

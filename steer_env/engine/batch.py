@@ -12,6 +12,7 @@ view of their observation and run their strategy through the same compiled stage
 
 from __future__ import annotations
 
+import struct
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
@@ -101,6 +102,23 @@ class World:
         )
 
 
+def _struct_of(dtype: np.dtype) -> struct.Struct:
+    """A ``struct`` reading one record of ``dtype`` (fields in offset order, padding
+    skipped): the same names and offsets the compiled code writes."""
+    codes = {"f8": "d", "i8": "q", "b1": "?"}
+    fmt = "<"
+    at = 0
+    for name in dtype.names:
+        field, offset = dtype.fields[name][:2]
+        fmt += "x" * (offset - at) + codes[field.str[1:]]
+        at = offset + field.itemsize
+    return struct.Struct(fmt + "x" * (dtype.itemsize - at))
+
+
+_AGENT_STRUCT = _struct_of(layout.AGENT_RESULT)
+_ENV_STRUCT = _struct_of(layout.ENV_RESULT)
+
+
 class AgentStep(NamedTuple):
     """One learned agent's step in one environment, as Python scalars."""
 
@@ -174,12 +192,17 @@ class StepResult:
         return self._env_results["timed_out"]
 
     def row(self, env: int, agent: int) -> AgentStep:
-        """Agent ``agent`` of environment ``env`` as Python scalars (cheap: two ``item``
-        calls, the single env's path)."""
-        reward, capture, escape, shaping, distance, terminated, captured = self._results[
-            env, agent
-        ].item()
-        done, captures, timed_out = self._env_results[env].item()
+        """Agent ``agent`` of environment ``env`` as Python scalars (the single env's path:
+        two ``struct`` reads of the records' bytes, about 10x cheaper than ``item``)."""
+        k = self._results.shape[1]
+        reward, capture, escape, shaping, distance, terminated, captured = (
+            _AGENT_STRUCT.unpack_from(
+                self._results.data, (env * k + agent) * layout.AGENT_RESULT.itemsize
+            )
+        )
+        done, captures, timed_out = _ENV_STRUCT.unpack_from(
+            self._env_results.data, env * layout.ENV_RESULT.itemsize
+        )
         return AgentStep(
             reward,
             capture,
@@ -288,6 +311,11 @@ class Batch:
         self._results = np.zeros((self.num_envs, self.n_agents), dtype=layout.AGENT_RESULT)
         self._env_results = np.zeros(self.num_envs, dtype=layout.ENV_RESULT)
         self._entries: dict[str, object] = {}
+        self._buffers = (
+            np.zeros((self.num_envs, self.n_agents, self.obs_dim), dtype=np.float32),
+            np.zeros_like(self._results),
+            np.zeros_like(self._env_results),
+        )
 
     def __getstate__(self) -> dict:
         # Compiled entry points cannot be pickled; a copy finds its own on first use.
@@ -348,16 +376,31 @@ class Batch:
         )
         return out
 
-    def step(self, actions: Array, active: NDArray[np.bool_] | None = None) -> StepResult:
+    def step(
+        self, actions: Array, active: NDArray[np.bool_] | None = None, reuse: bool = False
+    ) -> StepResult:
         """Advance the ``active`` environments (all by default) by one step with actions
         ``(E, k, 2)`` (float64, validated by the caller). Inactive environments are left as
-        they are: zero rewards, not done, observations of their current state."""
-        obs = np.empty((self.num_envs, self.n_agents, self.obs_dim), dtype=np.float32)
-        results = np.empty_like(self._results)
-        env_results = np.empty_like(self._env_results)
-        actions = np.array(actions, dtype=np.float64, order="C", copy=None)
-        if actions.shape != (self.num_envs, self.n_agents, 2) or not actions.flags.writeable:
-            actions = np.array(np.broadcast_to(actions, (self.num_envs, self.n_agents, 2)))
+        they are: zero rewards, not done, observations of their current state.
+
+        With ``reuse``, the result is written into buffers that the next ``step(...,
+        reuse=True)`` overwrites (the single env's path, which copies what it keeps)."""
+        if reuse:
+            obs, results, env_results = self._buffers
+        else:
+            obs = np.empty((self.num_envs, self.n_agents, self.obs_dim), dtype=np.float32)
+            results = np.empty_like(self._results)
+            env_results = np.empty_like(self._env_results)
+        shape = (self.num_envs, self.n_agents, 2)
+        if not (
+            type(actions) is np.ndarray
+            and actions.dtype == np.float64
+            and actions.shape == shape
+            and actions.flags.c_contiguous
+            and actions.flags.writeable
+        ):
+            # The compiled entry takes exactly this type: C-contiguous, writeable float64.
+            actions = np.array(np.broadcast_to(np.asarray(actions, dtype=np.float64), shape))
         if active is None:
             active = self._every
         else:

@@ -238,7 +238,7 @@ class SteerEnv(gym.Env[NDArray[np.float32], NDArray[np.float32]]):
         if self._needs_reset:
             raise ResetNeeded("Cannot call env.step() before calling env.reset()")
         act = validate_actions(action, (2,))
-        result = self.batch.step(act.reshape(1, 1, 2))
+        result = self.batch.step(act.reshape(1, 1, 2), reuse=True)
         row = result.row(0, 0)
         info: dict[str, Any] = {
             "distance": row.distance,
@@ -258,7 +258,7 @@ class SteerEnv(gym.Env[NDArray[np.float32], NDArray[np.float32]]):
             self._trails.push(self.batch.state.position[0])
         if self.render_mode == "human":
             self.render()
-        return result.observation[0, 0], row.reward, terminated, False, info
+        return result.observation[0, 0].copy(), row.reward, terminated, False, info
 
     def render(self) -> NDArray[np.uint8] | None:
         if self.render_mode is None:
