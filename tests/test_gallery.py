@@ -17,7 +17,8 @@ import pytest
 pytest.importorskip("pygame")
 iio = pytest.importorskip("imageio.v3")
 
-from steer_env import find_neighbors, gallery, vecmath  # noqa: E402
+from steer_env import find_neighbors, vecmath  # noqa: E402
+from steer_env.demos import gallery  # noqa: E402
 from steer_env.rendering import Renderer  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
