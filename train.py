@@ -336,9 +336,7 @@ def train(opts: dict[str, Any], paths: RunPaths, previous: dict[str, Any], resum
     # Potential-based shaping leaves the optimal policy unchanged only when its discount is
     # the learner's: the env is built with the algorithm's gamma.
     env_kwargs = {"shaping_gamma": float(hp.get("gamma", 0.99))}
-    train_env = VecMonitor(
-        make_sb3_vec_env(env_id, n_envs=n_envs, seed=session_seed, **env_kwargs)
-    )
+    train_env = VecMonitor(make_sb3_vec_env(env_id, n_envs=n_envs, seed=session_seed, **env_kwargs))
     n_eval = int(opts["periodic_eval_episodes"])
     eval_env = VecMonitor(
         make_sb3_vec_env(
