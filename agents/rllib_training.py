@@ -47,12 +47,15 @@ PROG = "train.py"
 FRAMEWORKS = ("sb3", "rllib")
 #: RLlib defaults: one runner of 256 envs and the learner in the driver (2 cores: one each).
 DEFAULT_ENV_RUNNERS = 1
-DEFAULT_ENVS_PER_RUNNER = 256
+DEFAULT_ENVS_PER_RUNNER = 128
 DEFAULT_TIMESTEPS = {"steer_env/Pursuit-v0": 500_000, "steer_env/Evasion-v0": 1_000_000}
 #: PPO settings close to the SB3 baseline's (agents/training.py): 64x64 tanh MLPs with
 #: separate policy and value nets, state-independent log std, no KL penalty, grad clip 0.5.
 HYPERPARAMS: dict[str, Any] = {
-    "rollout_fragment_length": 32,  # steps per sub-env per iteration
+    # Steps per sub-env per iteration: more than an episode (100 steps). The sub-envs start
+    # together, so with shorter fragments every batch would hold one phase of the episodes
+    # only (32 steps: the policy stalled at ~25% capture after 400k steps).
+    "rollout_fragment_length": 128,
     "minibatch_size": 1024,
     "num_epochs": 5,
     "lr": 3e-4,
@@ -458,6 +461,17 @@ def _fmt_eta(seconds: float) -> str:
     return f"{seconds // 60}:{seconds % 60:02d}"
 
 
+def runner_location(runner: Any) -> dict[str, Any]:
+    """Runs on an env runner: its index, Ray node id and process id."""
+    import ray
+
+    return {
+        "worker_index": int(runner.worker_index),
+        "node_id": ray.get_runtime_context().get_node_id(),
+        "pid": os.getpid(),
+    }
+
+
 def evaluate(algo: Any, env_id: str, episodes: int, seed: int) -> tuple[float, float]:
     """Success rate and mean length of ``episodes`` deterministic episodes of the current
     policy (seeds ``seed + k``), played in the driver on the native vector env."""
@@ -526,6 +540,10 @@ def train(
         "num_env_runners": int(opts["num_env_runners"]),
         "envs_per_runner": int(opts["envs_per_runner"]),
         "num_learners": int(opts["num_learners"]),
+        # Where RLlib placed the env runners (the tests check both nodes of a cluster get one).
+        "env_runners": algo.env_runner_group.foreach_env_runner(
+            runner_location, local_env_runner=False
+        ),
     }
     sessions.append(session)
     cfg_json = {
