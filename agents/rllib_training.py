@@ -47,7 +47,7 @@ PROG = "train.py"
 FRAMEWORKS = ("sb3", "rllib")
 #: RLlib defaults: one runner of 256 envs and the learner in the driver (2 cores: one each).
 DEFAULT_ENV_RUNNERS = 1
-DEFAULT_ENVS_PER_RUNNER = 128
+DEFAULT_ENVS_PER_RUNNER = 32
 DEFAULT_TIMESTEPS = {"steer_env/Pursuit-v0": 500_000, "steer_env/Evasion-v0": 1_000_000}
 #: PPO settings close to the SB3 baseline's (agents/training.py): 64x64 tanh MLPs with
 #: separate policy and value nets, state-independent log std, no KL penalty, grad clip 0.5.
