@@ -117,8 +117,8 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument(
         "--rllib-ppo-envs",
         type=positive_int,
-        default=256,
-        help="sub-envs of the RLlib PPO row's env runner (default 256, train.py's default)",
+        default=32,
+        help="sub-envs of the RLlib PPO row's env runner (default 32, as train.py)",
     )
     p.add_argument(
         "--rllib-ppo-iterations",
