@@ -6,6 +6,7 @@
     python train.py --algo sac --env pursuit          # SAC (4 envs by default)
     python train.py --resume --name <run>             # continue an interrupted run
     python train.py --resume --name <run> --timesteps 600000   # ... or train it further
+    python train.py --framework rllib --address auto  # PPO on RLlib/Ray (agents/rllib_training.py)
 
 Training runs on the native batched vector env (:func:`steer_env.envs.sb3.make_sb3_vec_env`)
 with a progress bar, tensorboard logs, a periodic evaluation on a separate seeded env
@@ -189,6 +190,9 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument(
         "--no-progress", dest="progress", action="store_false", default=None, help="no progress bar"
     )
+    from agents.rllib_training import add_arguments as add_rllib_arguments  # imports no ray
+
+    add_rllib_arguments(p)
     return p
 
 
@@ -261,6 +265,15 @@ def resume_command(opts: dict[str, Any], timesteps: int) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    from agents import rllib_training
+
+    if rllib_training.wants_rllib(args):  # PPO on RLlib/Ray: agents/rllib_training.py
+        return rllib_training.main(args)
+    for opt in ("address", "num_env_runners", "envs_per_runner", "num_learners"):
+        if getattr(args, opt) is not None:
+            flag = "--" + opt.replace("_", "-")
+            print(f"{PROG}: error: {flag} needs --framework rllib", file=sys.stderr)
+            return 2
     try:
         if args.device == "cuda":  # checked before a run folder is created
             from agents.training import resolve_device

@@ -123,6 +123,10 @@ def _read_data_json(path: Path) -> dict[str, Any]:
 def read_model_metadata(path: str | os.PathLike[str]) -> dict[str, Any]:
     """The ``steer_env`` metadata dict that ``train.py`` stores in a model zip (``{}`` for a
     model saved by other code). Validates that the file is a readable SB3 zip."""
+    if Path(path).is_dir():  # an RLlib checkpoint folder (train.py --framework rllib)
+        from agents.rllib_policy import read_rllib_metadata
+
+        return read_rllib_metadata(path)
     data = _read_data_json(Path(path))
     meta = data.get(METADATA_KEY)
     return dict(meta) if isinstance(meta, dict) else {}
@@ -204,6 +208,10 @@ def load_policy(
             raise UsageError("give a model path or an env")
         path = default_model_path(env_id)
     p = Path(path)
+    if p.is_dir():  # an RLlib checkpoint folder (train.py --framework rllib)
+        from agents.rllib_policy import load_rllib_policy
+
+        return load_rllib_policy(p, env_id, device=device, env_kwargs=env_kwargs)
     data = _read_data_json(p)
     meta = data.get(METADATA_KEY)
     meta = dict(meta) if isinstance(meta, dict) else {}

@@ -13,7 +13,8 @@ Physics sub-steps per env-step (``agent-substeps/s = agent-steps/s * substeps``)
 1, MPE2 1, VMAS simple_tag 10.
 
 Sections (``--sections``, comma-separated; default all): single, vector, memory, sync, floor,
-flock, sb3, peers, compile. ``--quick`` shortens every measurement (for smoke tests).
+flock, sb3, rllib, peers, compile. ``--quick`` shortens every measurement (for smoke tests).
+The ``rllib`` section (``benchmarks/rllib_bench.py``) needs ``pip install "steer-env[rllib]"``.
 """
 
 from __future__ import annotations
@@ -27,7 +28,18 @@ from typing import Any
 
 from steer_env.cli import OneLineParser, add_alias, positive_float, positive_int
 
-SECTIONS = ("single", "vector", "memory", "sync", "floor", "flock", "sb3", "peers", "compile")
+SECTIONS = (
+    "single",
+    "vector",
+    "memory",
+    "sync",
+    "floor",
+    "flock",
+    "sb3",
+    "rllib",
+    "peers",
+    "compile",
+)
 DEFAULT_JSON = Path(__file__).resolve().parent / "results.json"
 
 
@@ -114,6 +126,24 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--sb3-batch-size", type=positive_int, default=512, help="PPO batch_size (512)")
     p.add_argument("--sb3-epochs", type=positive_int, default=4, help="PPO n_epochs (default 4)")
     p.add_argument(
+        "--rllib-envs",
+        type=positive_int,
+        default=1024,
+        help="sub-envs per RLlib env runner for the sampling rows (default 1024)",
+    )
+    p.add_argument(
+        "--rllib-ppo-envs",
+        type=positive_int,
+        default=32,
+        help="sub-envs of the RLlib PPO row's env runner (default 32, as train.py)",
+    )
+    p.add_argument(
+        "--rllib-ppo-iterations",
+        type=positive_int,
+        default=None,
+        help="RLlib PPO train() calls per repeat (default 3; 1 with --quick)",
+    )
+    p.add_argument(
         "--threads", type=positive_int, default=1, help="threads per library (default 1)"
     )
     p.add_argument(
@@ -149,6 +179,8 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
         args.repeats = 3 if args.quick else 5
     if args.time_per_repeat is None:
         args.time_per_repeat = 0.02 if args.quick else 0.5
+    if args.rllib_ppo_iterations is None:
+        args.rllib_ppo_iterations = 1 if args.quick else 3
     if args.sb3_timesteps is None:
         rollouts = 2 if args.quick else 8
         args.sb3_timesteps = rollouts * args.sb3_envs * args.sb3_n_steps
@@ -386,6 +418,25 @@ def ratios(rows: list[Any], args: argparse.Namespace) -> list[dict[str, Any]]:
             _find(rows, "sb3", n, "step only, DummyVecEnv"),
         )
     )
+    e = args.rllib_envs
+    out.append(
+        _ratio(
+            "RLlib sampling env-steps/s, native vector env / sync",
+            e,
+            _find(rows, "rllib", e, "sample, native"),
+            _find(rows, "rllib", e, "sample, SyncVectorEnv"),
+            target=">= 5x",
+            ok=lambda v: v >= 5,
+        )
+    )
+    out.append(
+        _ratio(
+            "PPO timesteps/s, RLlib (1 runner) / SB3 native adapter",
+            None,
+            _find(rows, "rllib", args.rllib_ppo_envs, "RLlib PPO"),
+            _find(rows, "sb3", n, "PPO Pursuit, native"),
+        )
+    )
     return [q for q in out if q is not None]
 
 
@@ -460,6 +511,22 @@ def run(args: argparse.Namespace) -> tuple[list[Any], list[dict[str, Any]]]:
                     "sb3", "PPO", args.sb3_envs, 'not installed (pip install "steer-env[train]")'
                 )
             )
+    if "rllib" in want:
+        from benchmarks.common import Missing
+
+        if peers.have("ray"):
+            from benchmarks import rllib_bench
+
+            reps = max(1, min(r, 3))
+            for adapter in ("native", "sync"):
+                add(rllib_bench.bench_rllib_sampling(adapter, args.rllib_envs, reps))
+            add(
+                rllib_bench.bench_rllib_ppo(
+                    args.rllib_ppo_envs, args.rllib_ppo_iterations, 1 if args.quick else reps
+                )
+            )
+        else:
+            add(Missing("rllib", "RLlib", None, 'not installed (pip install "steer-env[rllib]")'))
     return rows, ratios(rows, args)
 
 

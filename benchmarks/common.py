@@ -146,6 +146,7 @@ def versions() -> dict[str, str | None]:
         "gymnasium",
         "stable-baselines3",
         "torch",
+        "ray",
         "mpe2",
         "pettingzoo",
         "vmas",

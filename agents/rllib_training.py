@@ -1,0 +1,754 @@
+"""``train.py --framework rllib``: PPO on RLlib (Ray), on one machine or a Ray cluster.
+
+    python train.py --framework rllib                          # local Ray, in-process
+    python train.py --framework rllib --address auto           # join a running cluster
+    python train.py --framework rllib --address HEAD:6379 --num-env-runners 8 --envs-per-runner 1024
+    python train.py --resume --name <run>                      # continue an RLlib run
+
+Each env runner steps the package's native batched vector env
+(``gym_env_vectorize_mode="vector_entry_point"``, see :mod:`agents.rllib_env`, which also
+documents how every runner and sub-env is seeded). The run folder follows the SB3 path's
+conventions (``agents/training.py``)::
+
+    config.json          options, hyperparameters, cluster, versions, sessions, results
+    model/               the final RLlib checkpoint (load it with --model runs/<name>/model)
+    checkpoints/         ckpt_<timesteps>/ RLlib checkpoints (each with steer_env.json)
+    tb/                  tensorboard scalars (episode return, success rate, losses, fps)
+    eval/evaluations.npz periodic evaluations on a separate seeded env (timesteps, successes)
+    comparison.*, episodes.csv, survival.png, episode.gif   as for SB3
+
+ray is imported only inside functions: without the ``rllib`` extra, ``--framework rllib``
+fails with a one-line message. Cluster problems (a bad ``--address``, nothing listening,
+too few CPUs) are found before the run folder is created.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import shutil
+import socket
+import sys
+import time
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from agents.policies import ENV_SHORT, PolicyLoadError, UsageError
+from agents.rllib_policy import INSTALL_HINT, METADATA_FILE, read_rllib_metadata
+from agents.training import EVAL_SEED, RunPaths, atomic_write_json, env_tag, read_json
+from steer_env.cli import non_negative_int, positive_int
+
+PROG = "train.py"
+FRAMEWORKS = ("sb3", "rllib")
+#: RLlib defaults: one runner of 256 envs and the learner in the driver (2 cores: one each).
+DEFAULT_ENV_RUNNERS = 1
+DEFAULT_ENVS_PER_RUNNER = 32
+DEFAULT_TIMESTEPS = {"steer_env/Pursuit-v0": 500_000, "steer_env/Evasion-v0": 1_000_000}
+#: PPO settings close to the SB3 baseline's (agents/training.py): 64x64 tanh MLPs with
+#: separate policy and value nets, state-independent log std, no KL penalty, grad clip 0.5.
+HYPERPARAMS: dict[str, Any] = {
+    # Steps per sub-env per iteration: more than an episode (100 steps). The sub-envs start
+    # together, so with shorter fragments every batch would hold one phase of the episodes
+    # only (32 steps: the policy stalled at ~25% capture after 400k steps).
+    "rollout_fragment_length": 128,
+    "minibatch_size": 1024,
+    "num_epochs": 5,
+    "lr": 3e-4,
+    "gamma": 0.99,
+    "lambda_": 0.95,
+    "clip_param": 0.2,
+    "vf_clip_param": 10.0,
+    "vf_loss_coeff": 0.5,
+    "entropy_coeff": 0.0,
+    "use_kl_loss": False,
+    "grad_clip": 0.5,
+    "fcnet_hiddens": [64, 64],
+}
+#: Options a resumed run takes from its config.json unless given again.
+RESUMABLE = (
+    "timesteps",
+    "threads",
+    "eval_episodes",
+    "eval_freq",
+    "periodic_eval_episodes",
+    "checkpoint_freq",
+    "compare_seed",
+    "gif",
+    "progress",
+    "num_env_runners",
+    "envs_per_runner",
+    "num_learners",
+)
+FIXED = ("env", "seed")
+CHECKPOINT_PREFIX = "ckpt_"
+
+
+# ------------------------------------------------------------------ CLI hooks
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    """Add ``--framework`` and the RLlib options to train.py's parser (no ray import)."""
+    g = p.add_argument_group("RLlib (--framework rllib)")
+    g.add_argument(
+        "--framework",
+        choices=FRAMEWORKS,
+        default=None,
+        help="sb3 (default) or rllib: PPO on RLlib/Ray, locally or on a cluster",
+    )
+    g.add_argument(
+        "--address",
+        default=None,
+        help="Ray cluster to join: auto or HOST:PORT (default $RAY_ADDRESS, else a local "
+        "in-process Ray)",
+    )
+    g.add_argument(
+        "--num-env-runners",
+        type=non_negative_int,
+        default=None,
+        help=f"RLlib env runner actors, 1 CPU each (default {DEFAULT_ENV_RUNNERS}; "
+        "0 samples in the driver)",
+    )
+    g.add_argument(
+        "--envs-per-runner",
+        type=positive_int,
+        default=None,
+        help=f"sub-envs of each runner's native vector env (default {DEFAULT_ENVS_PER_RUNNER})",
+    )
+    g.add_argument(
+        "--num-learners",
+        type=non_negative_int,
+        default=None,
+        help="RLlib learner actors, 1 CPU each (default 0: learn in the driver)",
+    )
+
+
+def wants_rllib(args: argparse.Namespace) -> bool:
+    """``--framework rllib``, or ``--resume`` of a run that was trained with RLlib."""
+    if getattr(args, "framework", None) == "rllib":
+        return True
+    if args.resume and args.name and getattr(args, "framework", None) is None:
+        cfg = Path(args.out) / args.name / "config.json"
+        try:
+            return json.loads(cfg.read_text()).get("options", {}).get("framework") == "rllib"
+        except (OSError, ValueError, AttributeError):
+            return False
+    return False
+
+
+def main(args: argparse.Namespace) -> int:
+    """Entry point from train.py: one-line errors and exit codes as the SB3 path."""
+    try:
+        opts, paths, previous = resolve_options(args)
+        ray_info = start_ray(opts)  # before anything is written
+    except UsageError as exc:
+        print(f"{PROG}: error: {exc}", file=sys.stderr)
+        return 2
+    except (PolicyLoadError, ConnectionError, RuntimeError) as exc:
+        print(f"{PROG}: error: {' '.join(str(exc).split())}", file=sys.stderr)
+        return 1
+    try:
+        return train(opts, paths, previous, ray_info)
+    except (UsageError, PolicyLoadError) as exc:
+        print(f"{PROG}: error: {exc}", file=sys.stderr)
+        return 2 if isinstance(exc, UsageError) else 1
+    except OSError as exc:
+        print(f"{PROG}: error: {' '.join(str(exc).split())}", file=sys.stderr)
+        return 1
+    finally:
+        stop_ray()
+
+
+# ------------------------------------------------------------------ options
+def checkpoint_dirs(paths: RunPaths) -> list[tuple[int, Path]]:
+    """Complete checkpoints of a run (those with their ``steer_env.json``), oldest first."""
+    found = []
+    if paths.checkpoints.is_dir():
+        for d in paths.checkpoints.iterdir():
+            complete = (d / METADATA_FILE).is_file()
+            if d.is_dir() and d.name.startswith(CHECKPOINT_PREFIX) and complete:
+                try:
+                    found.append((int(d.name[len(CHECKPOINT_PREFIX) :]), d))
+                except ValueError:
+                    continue
+    return sorted(found)
+
+
+def model_dir(paths: RunPaths) -> Path:
+    return paths.root / "model"
+
+
+def latest_checkpoint(paths: RunPaths) -> tuple[Path, int] | None:
+    """The most advanced checkpoint: the newest in ``checkpoints/`` or ``model/``."""
+    found = checkpoint_dirs(paths)
+    final = model_dir(paths)
+    if (final / METADATA_FILE).is_file():
+        with contextlib.suppress(PolicyLoadError):
+            found.append((int(read_rllib_metadata(final).get("num_timesteps", 0)), final))
+    if not found:
+        return None
+    t, d = max(found, key=lambda x: x[0])
+    return d, t
+
+
+def resolve_options(args: argparse.Namespace) -> tuple[dict[str, Any], RunPaths, dict[str, Any]]:
+    """This session's options (defaults filled in, or read from config.json on resume)."""
+    from agents.training import prepare_run_dir
+
+    given = {k: v for k, v in vars(args).items() if v is not None}
+    if given.get("algo", "ppo") != "ppo":
+        raise UsageError("--framework rllib trains PPO only (drop --algo)")
+    if "n_envs" in given:
+        raise UsageError(
+            "--n-envs is for sb3; with rllib use --envs-per-runner and --num-env-runners"
+        )
+    if given.get("device", "auto") == "cuda":
+        raise UsageError("--framework rllib trains on CPU here (drop --device cuda)")
+    previous: dict[str, Any] = {}
+    if args.resume:
+        if args.name is None:
+            raise UsageError("--resume needs --name (the run folder under --out)")
+        paths = RunPaths(args.out / args.name)
+        prepare_run_dir(paths, resume=True, overwrite=False)
+        previous = read_json(paths.config)
+        old = previous.get("options", {})
+        if old.get("framework") != "rllib":
+            raise UsageError(f"run {args.name} was not trained with RLlib; drop --framework")
+        for key in FIXED:
+            if key in given and given[key] != old.get(key):
+                raise UsageError(
+                    f"run {args.name} was started with --{key} {old.get(key)}; "
+                    "drop the option or start a new run"
+                )
+        opts = {
+            **{k: old[k] for k in (*FIXED, *RESUMABLE) if k in old},
+            **{k: given[k] for k in RESUMABLE if k in given},
+        }
+        opts["name"] = args.name
+    else:
+        env = given.get("env", "steer_env/Pursuit-v0")
+        seed = given.get("seed", 0)
+        name = given.get("name") or (
+            f"{env_tag(env)}__rllib-ppo__{seed}__{datetime.now().strftime('%Y%m%d-%H%M%S')}"
+        )
+        paths = RunPaths(args.out / name)
+        if paths.root.exists() and not args.overwrite:
+            # prepare_run_dir is called only after Ray started: check the name here.
+            raise UsageError(f"{paths.root} exists; pass --overwrite or another --name")
+        timesteps = given.get("timesteps", DEFAULT_TIMESTEPS[env])
+        opts = {
+            "env": env,
+            "seed": seed,
+            "name": name,
+            "timesteps": timesteps,
+            "num_env_runners": given.get("num_env_runners", DEFAULT_ENV_RUNNERS),
+            "envs_per_runner": given.get("envs_per_runner", DEFAULT_ENVS_PER_RUNNER),
+            "num_learners": given.get("num_learners", 0),
+        }
+        for key, default in (
+            ("threads", 1),
+            ("eval_episodes", 500),
+            ("periodic_eval_episodes", 50),
+            ("gif", True),
+            ("progress", True),
+        ):
+            opts[key] = given.get(key, default)
+        from agents.compare import DEFAULT_SEED
+
+        opts["compare_seed"] = given.get("compare_seed", DEFAULT_SEED)
+        opts["eval_freq"] = given.get("eval_freq", max(1, timesteps // 10))
+        opts["checkpoint_freq"] = given.get("checkpoint_freq", max(1, timesteps // 10))
+    opts["framework"] = "rllib"
+    opts["algo"] = "ppo"
+    opts["out"] = str(args.out)
+    opts["overwrite"] = bool(args.overwrite)
+    opts["resume"] = bool(args.resume)
+    address = given.get("address") or os.environ.get("RAY_ADDRESS") or None
+    opts["address"] = check_address(address) if address else None
+    return opts, paths, previous
+
+
+def check_address(address: str) -> str:
+    """``auto`` or a reachable ``HOST:PORT``; :class:`UsageError` for a malformed address,
+    ``ConnectionError`` when nothing listens there (checked with a 5 s TCP connect, since
+    Ray itself would retry for a long time)."""
+    text = address.strip()
+    if text == "auto":
+        return text
+    if text.startswith("ray://"):
+        raise UsageError("Ray Client addresses (ray://) are not supported: use HOST:PORT or auto")
+    host, sep, port = text.rpartition(":")
+    if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise UsageError(f"bad --address {address!r}: use auto or HOST:PORT (e.g. 10.0.0.1:6379)")
+    try:
+        with socket.create_connection((host.strip("[]"), int(port)), timeout=5):
+            pass
+    except OSError as exc:
+        raise ConnectionError(
+            f"cannot reach a Ray cluster at {text}: {exc.strerror or exc} "
+            "(start one with `ray start --head` on that machine)"
+        ) from None
+    return text
+
+
+# ------------------------------------------------------------------ Ray
+def start_ray(opts: dict[str, Any]) -> dict[str, Any]:
+    """Join ``opts["address"]`` or start a local Ray; check there are CPUs for the env
+    runners and learners. Returns a description of the cluster for config.json."""
+    try:
+        import ray
+    except ImportError:
+        raise UsageError(f"--framework rllib needs RLlib: {INSTALL_HINT}") from None
+    runners, learners = int(opts["num_env_runners"]), int(opts["num_learners"])
+    need = runners + learners
+    # Workers inherit these: one math thread per actor on shared cores.
+    env_vars = {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "NUMBA_NUM_THREADS": "1"}
+    try:
+        if opts["address"]:
+            ray.init(
+                address=opts["address"],
+                runtime_env={"env_vars": env_vars},
+                log_to_driver=False,
+                logging_level="ERROR",
+            )
+        else:
+            # A local instance sized so the requested actors fit even on a small machine
+            # (Ray time-shares the cores; actors are mostly waiting on each other in PPO).
+            ray.init(
+                num_cpus=max(os.cpu_count() or 1, need, 1),
+                include_dashboard=False,
+                runtime_env={"env_vars": env_vars},
+                log_to_driver=False,
+                logging_level="ERROR",
+            )
+    except (ConnectionError, RuntimeError, ValueError) as exc:
+        where = opts["address"] or "a local instance"
+        raise ConnectionError(f"cannot start or join Ray ({where}): {exc}") from None
+    cpus = float(ray.cluster_resources().get("CPU", 0))
+    nodes = [n for n in ray.nodes() if n.get("Alive")]
+    if need > cpus:
+        stop_ray()
+        raise RuntimeError(
+            f"the Ray cluster has {cpus:g} CPUs but {runners} env runners + {learners} "
+            "learners need one each; lower --num-env-runners/--num-learners or add nodes"
+        )
+    return {"address": opts["address"] or "local", "cpus": cpus, "nodes": len(nodes)}
+
+
+def stop_ray() -> None:
+    try:
+        import ray
+
+        if ray.is_initialized():
+            ray.shutdown()
+    except ImportError:
+        pass
+
+
+def build_config(
+    env_id: str,
+    seed: int,
+    session: int,
+    num_env_runners: int,
+    envs_per_runner: int,
+    num_learners: int = 0,
+    vectorize_mode: str = "vector_entry_point",
+    hp: dict[str, Any] | None = None,
+    env_kwargs: dict[str, Any] | None = None,
+) -> Any:
+    """The ``PPOConfig`` of a run (Ray must be initialized; registers the env creator)."""
+    from ray.rllib.algorithms.ppo import PPOConfig
+    from ray.rllib.core.rl_module.default_model_config import DefaultModelConfig
+    from ray.tune.registry import register_env
+
+    from agents import rllib_env
+
+    hp = {**HYPERPARAMS, **(hp or {})}
+    register_env(rllib_env.RLLIB_ENV_NAME, rllib_env.make_env)
+    runners = max(num_env_runners, 1)
+    batch = runners * envs_per_runner * int(hp["rollout_fragment_length"])
+    return (
+        PPOConfig()
+        .environment(
+            rllib_env.RLLIB_ENV_NAME,
+            env_config={"env_id": env_id, "seed": seed, "session": session, **(env_kwargs or {})},
+            # Box(-1, 1) actions: RLlib's unsquash is the identity, and its per-sub-env
+            # connector cost more than the whole simulation; SeededVectorEnv clips instead.
+            normalize_actions=False,
+            clip_actions=False,
+        )
+        .env_runners(
+            num_env_runners=num_env_runners,
+            num_envs_per_env_runner=envs_per_runner,
+            gym_env_vectorize_mode=vectorize_mode,
+            rollout_fragment_length=int(hp["rollout_fragment_length"]),
+            num_cpus_per_env_runner=1,
+        )
+        .learners(num_learners=num_learners, num_cpus_per_learner=1 if num_learners else "auto")
+        .training(
+            train_batch_size_per_learner=batch // max(num_learners, 1),
+            minibatch_size=int(hp["minibatch_size"]),
+            num_epochs=int(hp["num_epochs"]),
+            lr=float(hp["lr"]),
+            gamma=float(hp["gamma"]),
+            lambda_=float(hp["lambda_"]),
+            clip_param=float(hp["clip_param"]),
+            vf_clip_param=float(hp["vf_clip_param"]),
+            vf_loss_coeff=float(hp["vf_loss_coeff"]),
+            entropy_coeff=float(hp["entropy_coeff"]),
+            use_kl_loss=bool(hp["use_kl_loss"]),
+            grad_clip=float(hp["grad_clip"]),
+        )
+        .rl_module(
+            model_config=DefaultModelConfig(
+                fcnet_hiddens=list(hp["fcnet_hiddens"]),
+                fcnet_activation="tanh",
+                vf_share_layers=False,
+                free_log_std=True,
+            )
+        )
+        .callbacks(
+            on_environment_created=rllib_env.on_environment_created,
+            on_episode_end=rllib_env.on_episode_end,
+        )
+        .fault_tolerance(restart_failed_env_runners=True)
+        .reporting(metrics_num_episodes_for_smoothing=envs_per_runner * runners)
+        .debugging(seed=seed, log_level="ERROR")
+    )
+
+
+# ------------------------------------------------------------------ checkpoints
+def save_checkpoint(algo: Any, target: Path, meta: dict[str, Any]) -> Path:
+    """``algo.save_to_path`` into a temp folder beside ``target``, ``steer_env.json`` last,
+    then one rename: a checkpoint folder is either complete or absent."""
+    target = Path(target)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = target.parent / f".{target.name}.tmp-{os.getpid()}"
+    shutil.rmtree(tmp, ignore_errors=True)
+    try:
+        algo.save_to_path(str(tmp.resolve()))
+        (tmp / METADATA_FILE).write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")
+        if target.exists():
+            old = target.parent / f".{target.name}.old-{os.getpid()}"
+            os.replace(target, old)
+            os.replace(tmp, target)
+            shutil.rmtree(old, ignore_errors=True)
+        else:
+            os.replace(tmp, target)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return target
+
+
+def versions() -> dict[str, str]:
+    from agents.training import versions as base
+
+    out = base()
+    try:
+        import ray
+
+        out["ray"] = ray.__version__
+    except ImportError:  # pragma: no cover
+        out["ray"] = "unavailable"
+    return out
+
+
+# ------------------------------------------------------------------ training
+def _fmt_eta(seconds: float) -> str:
+    seconds = max(0, int(seconds))
+    return f"{seconds // 60}:{seconds % 60:02d}"
+
+
+def runner_location(runner: Any) -> dict[str, Any]:
+    """Runs on an env runner: its index, Ray node id and process id."""
+    import ray
+
+    return {
+        "worker_index": int(runner.worker_index),
+        "node_id": ray.get_runtime_context().get_node_id(),
+        "pid": os.getpid(),
+    }
+
+
+def evaluate(algo: Any, env_id: str, episodes: int, seed: int) -> tuple[float, float]:
+    """Success rate and mean length of ``episodes`` deterministic episodes of the current
+    policy (seeds ``seed + k``), played in the driver on the native vector env."""
+    from agents.compare import play_episodes
+    from agents.rllib_policy import RLlibPolicy
+
+    module = algo.get_module()
+    policy = RLlibPolicy(module, env_id, Path("."), {"algo": "ppo"})
+    res = play_episodes(env_id, lambda env, s: policy, episodes, seed)
+    return float(res.success.mean()), float(res.length.mean())
+
+
+def train(
+    opts: dict[str, Any], paths: RunPaths, previous: dict[str, Any], ray_info: dict[str, Any]
+) -> int:
+    import torch
+
+    from agents.training import prepare_run_dir
+
+    t_script = time.perf_counter()
+    env_id = opts["env"]
+    start = latest_checkpoint(paths) if opts["resume"] else None
+    if opts["resume"] and start is None:
+        raise UsageError(f"cannot resume: no complete checkpoint in {paths.root}")
+    if not opts["resume"]:
+        prepare_run_dir(paths, resume=False, overwrite=opts["overwrite"])
+    start_timesteps = start[1] if start else 0
+    sessions = list(previous.get("sessions", []))
+    session_index = len(sessions)
+    torch.manual_seed(int(opts["seed"]) + session_index)
+    torch.set_num_threads(int(opts["threads"]))
+
+    hp = previous.get("hyperparameters") or dict(HYPERPARAMS)
+    config = build_config(
+        env_id,
+        int(opts["seed"]),
+        session_index,
+        int(opts["num_env_runners"]),
+        int(opts["envs_per_runner"]),
+        int(opts["num_learners"]),
+        hp=hp,
+    )
+    algo = config.build_algo()
+    if start:
+        algo.restore_from_path(str(start[0].resolve()))
+        print(f"resuming {paths.root} from {start[0].name} at {start_timesteps:,} timesteps")
+
+    import gymnasium as gym
+
+    probe = gym.make(env_id)
+    meta = {
+        "env_id": env_id,
+        "algo": "ppo",
+        "framework": "rllib",
+        "seed": int(opts["seed"]),
+        "run_name": opts["name"],
+        "obs_shape": list(probe.observation_space.shape),
+        "action_shape": list(probe.action_space.shape),
+        "versions": versions(),
+    }
+    probe.close()
+    session = {
+        "started": datetime.now().isoformat(timespec="seconds"),
+        "start_timesteps": start_timesteps,
+        "cluster": ray_info,
+        "num_env_runners": int(opts["num_env_runners"]),
+        "envs_per_runner": int(opts["envs_per_runner"]),
+        "num_learners": int(opts["num_learners"]),
+        # Where RLlib placed the env runners (the tests check both nodes of a cluster get one).
+        "env_runners": algo.env_runner_group.foreach_env_runner(
+            runner_location, local_env_runner=False
+        ),
+    }
+    sessions.append(session)
+    cfg_json = {
+        "options": opts,
+        "hyperparameters": hp,
+        "eval_seed": EVAL_SEED + int(opts["seed"]),
+        "seeding": "env i of runner w in session k resets with "
+        "SeedSequence([seed, k, w]).generate_state(envs_per_runner, uint64)[i] "
+        "(agents/rllib_env.py)",
+        "versions": meta["versions"],
+        "command": [sys.executable, *sys.argv],
+        "status": "training",
+        "sessions": sessions,
+        "run_dir": str(paths.root),
+    }
+    atomic_write_json(paths.config, cfg_json)
+
+    from torch.utils.tensorboard import SummaryWriter
+
+    writer = SummaryWriter(str(paths.tensorboard / "RLlib_PPO"), purge_step=start_timesteps or None)
+    total = int(opts["timesteps"])
+    timesteps = start_timesteps
+    next_ckpt = start_timesteps + int(opts["checkpoint_freq"])
+    next_eval = start_timesteps + int(opts["eval_freq"])
+    eval_file = paths.eval / "evaluations.npz"
+    evals: dict[str, list[Any]] = {"timesteps": [], "successes": [], "ep_lengths": []}
+    if eval_file.is_file():
+        with np.load(eval_file) as old:
+            for k in evals:
+                if k in old:
+                    evals[k] = [x for x in old[k] if k != "timesteps" or x <= start_timesteps]
+            n = len(evals["timesteps"])
+            evals = {k: v[:n] for k, v in evals.items()}
+    n_eval = int(opts["periodic_eval_episodes"])
+    eval_seed = EVAL_SEED + int(opts["seed"])
+
+    def meta_now() -> dict[str, Any]:
+        return {**meta, "num_timesteps": timesteps}
+
+    if total > timesteps:
+        print(
+            f"training RLlib PPO on {env_id} for {total - timesteps:,} timesteps "
+            f"({opts['num_env_runners']} env runners x {opts['envs_per_runner']} envs, "
+            f"{opts['num_learners']} learners, Ray {ray_info['address']}: "
+            f"{ray_info['nodes']} nodes, {ray_info['cpus']:g} CPUs) -> {paths.root}",
+            flush=True,
+        )
+    t0 = time.perf_counter()
+    interrupted = False
+    iteration = 0
+    try:
+        while timesteps < total:
+            result = algo.train()
+            iteration += 1
+            runners = result.get("env_runners", {})
+            timesteps += int(runners.get("num_env_steps_sampled", 0))
+            learner = result.get("learners", {}).get("default_policy", {})
+            elapsed = time.perf_counter() - t0
+            fps = (timesteps - start_timesteps) / elapsed if elapsed > 0 else 0.0
+            ret = runners.get("episode_return_mean")
+            # Sums over the iteration's finished episodes (NaN or absent when none ended).
+            n_ep = float(runners.get("steer_episodes") or 0)
+            n_ep = int(n_ep) if np.isfinite(n_ep) else 0
+            success = float(runners.get("steer_successes") or 0) / n_ep if n_ep else None
+            for key, value in (
+                ("rollout/ep_rew_mean", ret),
+                ("rollout/ep_len_mean", runners.get("episode_len_mean")),
+                ("rollout/success_rate", success),
+                ("train/policy_loss", learner.get("policy_loss")),
+                ("train/value_loss", learner.get("vf_loss")),
+                ("train/entropy", learner.get("entropy")),
+                ("train/explained_variance", learner.get("vf_explained_var")),
+                ("time/fps", fps),
+            ):
+                if value is not None and np.isfinite(value):
+                    writer.add_scalar(key, float(value), timesteps)
+            line = f"[{iteration:4d}] {timesteps:>10,}/{total:,} steps"
+            if ret is not None and np.isfinite(ret):
+                line += f" | return {ret:6.3f}"
+            if success is not None:
+                line += f" | success {100 * success:5.1f}% of {n_ep}"
+            eta = (total - timesteps) / fps if fps > 0 else 0.0
+            line += f" | {fps:,.0f} steps/s | eta {_fmt_eta(eta)}"
+            if timesteps >= next_eval or timesteps >= total:
+                rate, length = evaluate(algo, env_id, n_eval, eval_seed)
+                evals["timesteps"].append(timesteps)
+                evals["successes"].append(rate)
+                evals["ep_lengths"].append(length)
+                writer.add_scalar("eval/success_rate", rate, timesteps)
+                writer.add_scalar("eval/mean_ep_length", length, timesteps)
+                paths.eval.mkdir(parents=True, exist_ok=True)
+                tmp = paths.eval / f".evaluations.tmp-{os.getpid()}.npz"
+                np.savez(tmp, **{k: np.asarray(v) for k, v in evals.items()})
+                os.replace(tmp, eval_file)
+                line += f" | eval success {100 * rate:.0f}%"
+                next_eval = timesteps + int(opts["eval_freq"])
+            if opts["progress"]:
+                print(line, flush=True)
+            if timesteps >= next_ckpt and timesteps < total:
+                save_checkpoint(
+                    algo, paths.checkpoints / f"{CHECKPOINT_PREFIX}{timesteps:09d}", meta_now()
+                )
+                next_ckpt = timesteps + int(opts["checkpoint_freq"])
+    except KeyboardInterrupt:
+        interrupted = True
+    wall = time.perf_counter() - t0
+    writer.flush()
+    writer.close()
+    done = timesteps - start_timesteps
+    session["train_wall_s"] = round(wall, 2)
+    session["fps"] = round(done / wall, 1) if wall > 0 and done > 0 else 0.0
+    session["end_timesteps"] = timesteps
+
+    if interrupted:
+        # algo.train() is atomic from the driver's view: the last finished iteration is saved.
+        path = save_checkpoint(
+            algo, paths.checkpoints / f"{CHECKPOINT_PREFIX}{timesteps:09d}", meta_now()
+        )
+        session["status"] = cfg_json["status"] = "interrupted"
+        atomic_write_json(paths.config, cfg_json)
+        algo.stop()
+        out = f" --out {opts['out']}" if opts["out"] != "runs" else ""
+        print(
+            f"{PROG}: interrupted at {timesteps:,}/{total:,} timesteps; checkpoint {path}; "
+            f"resume with: python train.py --resume --name {opts['name']}{out} "
+            f"--timesteps {total}",
+            file=sys.stderr,
+        )
+        return 130
+
+    final = save_checkpoint(algo, model_dir(paths), meta_now())
+    algo.stop()
+    session["status"] = cfg_json["status"] = "trained"
+    atomic_write_json(paths.config, cfg_json)
+    if done > 0:
+        print(
+            f"trained {done:,} timesteps in {wall:.1f} s ({session['fps']:,.0f} fps); "
+            f"checkpoint {final}"
+        )
+
+    try:
+        from agents.compare import format_table, run_comparison
+        from agents.policies import load_policy
+
+        t1 = time.perf_counter()
+        policy = load_policy(final, env_id, device="cpu")
+        summary = run_comparison(
+            env_id,
+            policy,
+            int(opts["eval_episodes"]),
+            int(opts["compare_seed"]),
+            paths.root,
+            extra={"model": str(final), "framework": "rllib"},
+        )
+        print()
+        print(format_table(summary))
+        compare_s = time.perf_counter() - t1
+        if opts["gif"]:
+            from agents.render import render_gif
+
+            render_gif(env_id, paths.gif, model=policy, seed=int(opts["compare_seed"]), side=True)
+    except KeyboardInterrupt:
+        cfg_json["status"] = "interrupted during evaluation"
+        atomic_write_json(paths.config, cfg_json)
+        print(
+            f"{PROG}: interrupted during evaluation; the checkpoint is saved at {final}; "
+            f"evaluate it with: python -m agents.compare --model {final}",
+            file=sys.stderr,
+        )
+        return 130
+
+    cfg_json["status"] = "finished"
+    cfg_json["comparison"] = {
+        "episodes": summary["episodes"],
+        "seed": int(opts["compare_seed"]),
+        "wall_s": round(compare_s, 2),
+        "goal": summary["goal"],
+        "agents": {
+            k: {
+                "success_rate": v["success_rate"],
+                "success_ci95": v["success_ci95"],
+                "restricted_mean_time_s": v["restricted_mean_time_s"],
+            }
+            for k, v in summary["agents"].items()
+        },
+        "paired_vs_learned": summary["paired_vs_learned"],
+    }
+    cfg_json["total_wall_s"] = round(time.perf_counter() - t_script, 2)
+    atomic_write_json(paths.config, cfg_json)
+    gif = ", episode.gif" if opts["gif"] else ""
+    print(
+        f"\nwrote {paths.root}/: model/ (RLlib checkpoint), config.json, comparison.csv, "
+        f"comparison.json, episodes.csv, survival.png{gif}, checkpoints/, eval/, tb/ "
+        f"(tensorboard --logdir {paths.tensorboard}); total {cfg_json['total_wall_s']:.0f} s"
+    )
+    print(f"compare again: python -m agents.compare --model {final}")
+    return 0
+
+
+__all__ = [
+    "ENV_SHORT",
+    "add_arguments",
+    "build_config",
+    "check_address",
+    "latest_checkpoint",
+    "main",
+    "wants_rllib",
+]

@@ -1,0 +1,80 @@
+"""The RLlib entry points' input checks, with or without ray installed (no cluster needed):
+one-line errors, non-zero exits, nothing written."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from agents.policies import PolicyLoadError, read_model_metadata
+
+ROOT = Path(__file__).resolve().parents[1]
+HAVE_RAY = importlib.util.find_spec("ray") is not None
+
+
+def run(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, *args], cwd=cwd, capture_output=True, text=True, timeout=120
+    )
+
+
+@pytest.mark.skipif(HAVE_RAY, reason="ray is installed")
+def test_framework_rllib_without_ray_says_how_to_install(tmp_path):
+    proc = run("train.py", "--framework", "rllib", "--out", str(tmp_path), "--name", "x")
+    assert proc.returncode != 0
+    assert proc.stderr.strip().count("\n") == 0, proc.stderr
+    assert 'pip install "steer-env[rllib]"' in proc.stderr
+    assert not (tmp_path / "x").exists()
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--address", "auto"],
+        ["--num-env-runners", "2"],
+        ["--envs-per-runner", "8"],
+        ["--framework", "rllib", "--algo", "sac"],
+        ["--framework", "rllib", "--n-envs", "4"],
+        ["--framework", "rllib", "--address", "no-port-here"],
+        ["--framework", "rllib", "--num-env-runners", "-1"],
+    ],
+)
+def test_bad_rllib_options_are_one_line_errors(args, tmp_path):
+    proc = run("train.py", *args, "--out", str(tmp_path), "--name", "x")
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr.strip().count("\n") == 0 or "usage:" in proc.stderr, proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert not (tmp_path / "x").exists()
+
+
+def fake_checkpoint(folder: Path, env_id: str) -> Path:
+    """A folder with only train.py's metadata: enough for the checks made before ray."""
+    folder.mkdir(parents=True)
+    meta = {"env_id": env_id, "algo": "ppo", "framework": "rllib", "obs_shape": [16]}
+    (folder / "steer_env.json").write_text(json.dumps(meta))
+    return folder
+
+
+def test_checkpoint_of_another_env_is_refused(tmp_path):
+    ckpt = fake_checkpoint(tmp_path / "ckpt", "steer_env/Evasion-v0")
+    assert read_model_metadata(ckpt)["env_id"] == "steer_env/Evasion-v0"
+    proc = run("-m", "agents.compare", "--model", str(ckpt), "--env", "pursuit")
+    assert proc.returncode == 1
+    assert proc.stderr.strip().count("\n") == 0, proc.stderr
+    assert "trained on steer_env/Evasion-v0, not steer_env/Pursuit-v0" in proc.stderr
+    proc = run("-m", "agents.render", "--model", str(ckpt), "--env", "pursuit")
+    assert proc.returncode == 1 and "trained on steer_env/Evasion-v0" in proc.stderr
+
+
+def test_folder_that_is_not_a_checkpoint_is_refused(tmp_path):
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(PolicyLoadError, match="not an RLlib checkpoint"):
+        read_model_metadata(tmp_path / "empty")
+    proc = run("-m", "agents.compare", "--model", str(tmp_path / "empty"))
+    assert proc.returncode == 1
+    assert proc.stderr.strip().count("\n") == 0 and "not an RLlib checkpoint" in proc.stderr
