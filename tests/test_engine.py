@@ -282,3 +282,33 @@ def test_flow_field_keeps_a_vehicle_circling_the_centre():
     assert np.all(np.abs(radius - 5.0) < 1.0)  # orbiting near the preferred radius
     turned = np.unwrap(np.array(angles), axis=0)
     assert np.all(turned[-1] - turned[0] > 1.0)  # counter-clockwise, steadily
+
+
+def test_the_opponents_strategy_is_chosen_through_the_env_configuration():
+    import gymnasium as gym
+
+    import steer_env  # noqa: F401
+
+    def capture_rate(**kwargs):
+        venv = gym.make_vec("steer_env/Evasion-v0", 64, **kwargs)
+        venv.reset(seed=0)
+        caught = np.zeros(64, dtype=bool)
+        finished = np.zeros(64, dtype=bool)
+        for _ in range(101):
+            *_, info = venv.step(np.zeros((64, 2), dtype=np.float32))
+            if "capture_step" in info:
+                new = info["_capture_step"] & ~finished
+                caught[new] = info["capture_step"][new] >= 0
+                finished |= info["_capture_step"]
+        return caught.mean()
+
+    classic, naive = capture_rate(), capture_rate(opponent_strategy="naive")
+    assert classic != naive  # the naive pursuers really drive the opponents
+    custom = Strategy([Behavior("wall_avoidance", 3.0), Behavior("seek", 1.0)], "weighted_sum")
+    env = gym.make("steer_env/Evasion-v0", opponent_strategy=custom)
+    env.reset(seed=0)
+    assert env.unwrapped.batch.strategies == (custom,)
+    with pytest.raises(ValueError, match="not one of the evaders' strategies"):
+        gym.make("steer_env/Pursuit-v0", opponent_strategy="naive")
+    with pytest.raises(ValueError, match="opponent_strategy must be None"):
+        gym.make("steer_env/Pursuit-v0", opponent_strategy=3)

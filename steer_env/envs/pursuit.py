@@ -118,6 +118,7 @@ class PursuitEnv(SteerEnv):
     | ``wander_jitter`` | [0, 10^6] m/s | 8 |
     | ``separation_radius`` | (0, 10^5] m | 3 |
     | ``max_prediction_time`` | (0, 10^6] s | 3 |
+    | ``opponent_strategy`` | a name of the opponents' strategies, or a ``Strategy`` | classic |
 
     The episode length has one knob: ``time_limit``. ``gym.make(..., max_episode_steps=N)``
     and ``gym.make_vec(..., max_episode_steps=N)`` set it too; giving both with different

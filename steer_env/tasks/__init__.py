@@ -73,13 +73,30 @@ class Task:
         )
         opponent = VehicleSpec(
             team=self.opponent_team,
-            strategy=self.opponent_strategy(cfg),
+            strategy=self.strategy_of_opponents(cfg),
             mass=cfg.opponent_mass,
             max_speed=cfg.opponent_max_speed,
             max_force=cfg.opponent_max_force,
             radius=cfg.vehicle_radius,
         )
         return [agent] + [opponent] * cfg.n_opponents
+
+    def strategy_of_opponents(self, cfg: TaskConfig) -> Strategy:
+        """The scripted opponents' strategy: ``cfg.opponent_strategy`` (a :class:`Strategy`,
+        or the name of one in :data:`STRATEGIES` for the opponents' role) or the task's
+        default."""
+        chosen = cfg.opponent_strategy
+        if chosen is None:
+            return self.opponent_strategy(cfg)
+        if isinstance(chosen, Strategy):
+            return chosen
+        named = STRATEGIES[self.opponent_team]
+        if chosen not in named:
+            raise ValueError(
+                f"opponent_strategy {chosen!r} is not one of the {self.opponent_team}s' "
+                f"strategies: use one of {', '.join(named)}, or a Strategy"
+            )
+        return named[chosen](cfg)
 
     def world(self, cfg: TaskConfig) -> World:
         """The arena, episode and reward parameters of ``cfg``."""
@@ -107,6 +124,10 @@ class Task:
 #: Every task, by short name.
 TASKS: dict[str, Task] = {}
 
+#: Named strategies per role (``"pursuer"``, ``"evader"``), each built from a task config;
+#: ``gym.make(id, opponent_strategy=name)`` picks one for the scripted opponents.
+STRATEGIES: dict[str, dict[str, StrategyFactory]] = {"pursuer": {}, "evader": {}}
+
 
 def register_task(task: Task) -> Task:
     """Add ``task`` to :data:`TASKS` (its name and env id must be new)."""
@@ -132,4 +153,4 @@ def get_task(name: str) -> Task:
 # The built-in tasks register themselves.
 from steer_env.tasks import pursuit_evasion as _pursuit_evasion  # noqa: E402, F401
 
-__all__ = ["TASKS", "Task", "TaskConfig", "get_task", "register_task"]
+__all__ = ["STRATEGIES", "TASKS", "Task", "TaskConfig", "get_task", "register_task"]

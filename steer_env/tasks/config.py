@@ -57,6 +57,10 @@ class TaskConfig:
     separation_weight: float = 1.0  #: pursuers: weight of separation from other pursuers
     separation_radius: float = 3.0  #: pursuers: separation neighbourhood, m
     max_prediction_time: float = 3.0  #: cap on pursuit/evade look-ahead, s
+    #: The scripted opponents' strategy: ``None`` for the task's default, the name of a
+    #: registered strategy of the opponents' role (``"classic"``, ``"naive"``), or any
+    #: :class:`~steer_env.engine.strategy.Strategy` (classic behaviours as data).
+    opponent_strategy: Any = None
 
     @property
     def observed_opponents(self) -> int:
@@ -113,6 +117,14 @@ def _describe(low: float, high: float, low_inclusive: bool) -> str:
 
 
 def _check(name: str, value: Any) -> Any:
+    if name == "opponent_strategy":
+        from steer_env.engine.strategy import Strategy
+
+        if value is None or isinstance(value, str | Strategy):
+            return value
+        raise ValueError(
+            f"opponent_strategy must be None, a strategy name or a Strategy, got {value!r}"
+        )
     if name == "reward_shaping":
         if not isinstance(value, bool):
             raise ValueError(f"reward_shaping must be True or False, got {value!r}")

@@ -16,7 +16,7 @@ The envs' scripted opponents run these strategies, and so do the baselines of
 from __future__ import annotations
 
 from steer_env.engine.strategy import Behavior, Strategy
-from steer_env.tasks import Task, register_task
+from steer_env.tasks import STRATEGIES, Task, register_task
 from steer_env.tasks.config import TaskConfig
 
 
@@ -74,6 +74,9 @@ def naive_pursuer(cfg: TaskConfig) -> Strategy:
         name="naive pursuer",
     )
 
+
+STRATEGIES["evader"].update(classic=classic_evader)
+STRATEGIES["pursuer"].update(classic=classic_pursuer, naive=naive_pursuer)
 
 PURSUIT = register_task(
     Task(
