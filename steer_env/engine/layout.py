@@ -184,7 +184,6 @@ STRATEGY = np.dtype(
     [
         ("combination", "i8"),
         ("n_behaviors", "i8"),
-        ("draws", "i8"),  # random draws per step (2 per wander, 1 per dithered behaviour)
     ],
     align=True,
 )

@@ -214,7 +214,6 @@ def encode(
     for s, strategy in enumerate(strategies):
         info[s]["combination"] = layout.COMBINATION_NAMES.index(strategy.combination)
         info[s]["n_behaviors"] = len(strategy.behaviors)
-        info[s]["draws"] = strategy.draws
         for k, b in enumerate(strategy.behaviors):
             row = table[s, k]
             row["kind"] = layout.BEHAVIOR_KINDS.index(b.kind)
