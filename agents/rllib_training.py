@@ -294,9 +294,26 @@ def check_address(address: str) -> str:
 
 
 # ------------------------------------------------------------------ Ray
+#: Ray's switch for multi-machine networking; "0" makes every node and driver of this
+#: process tree use 127.0.0.1 (the local default and the tests need no other address).
+LOOPBACK_ENV = {"RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0"}
+
+
+def use_loopback_only() -> None:
+    """Keep a Ray started by this process on the loopback interface.
+
+    Without it, Ray gives even a purely local instance the machine's network address.
+    Ray reads the switch when it is imported, so this runs before ``import ray``; an
+    explicit setting in the environment wins."""
+    for key, value in LOOPBACK_ENV.items():
+        os.environ.setdefault(key, value)
+
+
 def start_ray(opts: dict[str, Any]) -> dict[str, Any]:
     """Join ``opts["address"]`` or start a local Ray; check there are CPUs for the env
     runners and learners. Returns a description of the cluster for config.json."""
+    if not opts["address"]:
+        use_loopback_only()
     try:
         import ray
     except ImportError:

@@ -60,6 +60,9 @@ def bench_rllib_ppo(num_envs: int, iterations: int, repeats: int) -> Row:
     """timesteps/s of RLlib PPO as ``train.py --framework rllib`` runs it (local Ray, one
     env runner of ``num_envs`` native envs, learner in the driver): ``iterations``
     ``train()`` calls per repeat after one warm-up iteration."""
+    from agents.rllib_training import use_loopback_only
+
+    use_loopback_only()  # a local Ray on 127.0.0.1 only
     import ray
 
     from agents.rllib_training import HYPERPARAMS, build_config

@@ -25,6 +25,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+# Every node, driver and subprocess of these tests stays on 127.0.0.1 (set before Ray is
+# imported, which is when Ray reads it; subprocesses inherit it).
+os.environ["RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"] = "0"
 ray = pytest.importorskip("ray")
 pytest.importorskip("ray.rllib")
 
@@ -42,12 +45,13 @@ SMALL = ["--num-env-runners", "2", "--envs-per-runner", "16", "--eval-episodes",
 
 @pytest.fixture(scope="module")
 def cluster():
-    """Head + worker node, one CPU each, on this machine. (Not forced onto 127.0.0.1: a
-    driver joining ``127.0.0.1:PORT`` is redirected by Ray to the machine's own address.)"""
+    """Head + worker node, one CPU each, on this machine, both on 127.0.0.1."""
     c = Cluster(initialize_head=True, head_node_args={"num_cpus": 1, "include_dashboard": False})
     worker = c.add_node(num_cpus=1)
     c.wait_for_nodes()
     try:
+        assert c.address.startswith("127.0.0.1:")
+        assert [n.node_ip_address for n in c.list_all_nodes()] == ["127.0.0.1", "127.0.0.1"]
         yield c, {c.head_node.node_id, worker.node_id}
     finally:
         if ray.is_initialized():
