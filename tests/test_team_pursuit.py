@@ -264,3 +264,10 @@ def test_calibration_smoke_scripted_teams_against_the_flow_evader(capsys):
 def test_calibration_targets_of_issue_10():
     assert _scripted_capture_rate(100) <= 0.35
     assert _scripted_capture_rate(100, n_pursuers=1) <= 0.05
+
+
+def test_raw_env_is_the_unwrapped_aec_form():
+    aec = team_pursuit_v0.raw_env(learned="evaders")
+    aec.reset(seed=0)
+    assert aec.agents == ["evader_0"]
+    assert isinstance(aec.unwrapped, team_pursuit_v0.TeamPursuitEnv)

@@ -57,8 +57,9 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 from numpy.typing import NDArray
-from pettingzoo import ParallelEnv
+from pettingzoo import AECEnv, ParallelEnv
 from pettingzoo.utils import parallel_to_aec
+from pettingzoo.utils.conversions import parallel_to_aec_wrapper
 
 from steer_env.engine import layout
 from steer_env.engine.batch import Batch
@@ -269,12 +270,12 @@ def parallel_env(**kwargs: Any) -> TeamPursuitEnv:
     return TeamPursuitEnv(**kwargs)
 
 
-def raw_env(**kwargs: Any):
-    """The AEC form, unwrapped (PettingZoo's ``parallel_to_aec`` conversion)."""
-    return parallel_to_aec(parallel_env(**kwargs))
-
-
-def env(**kwargs: Any):
-    """The AEC form: PettingZoo's conversion of the ParallelEnv (agents act in turn; the
+def raw_env(**kwargs: Any) -> parallel_to_aec_wrapper:
+    """The AEC form without PettingZoo's order-enforcing wrapper (agents act in turn; the
     step is simulated when the last live agent has acted)."""
-    return raw_env(**kwargs)
+    return parallel_to_aec_wrapper(parallel_env(**kwargs))
+
+
+def env(**kwargs: Any) -> AECEnv:
+    """The AEC form as PettingZoo's ``parallel_to_aec`` returns it (order enforced)."""
+    return parallel_to_aec(parallel_env(**kwargs))
