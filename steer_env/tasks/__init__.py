@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from steer_env.engine.batch import VehicleSpec, World
 from steer_env.engine.strategy import Strategy
@@ -138,6 +139,21 @@ def register_task(task: Task) -> Task:
     return task
 
 
+#: Multi-agent tasks (PettingZoo front ends), by short name. They have a table of their own
+#: so that the single-agent consumers of :data:`TASKS` (Gymnasium registration,
+#: ``train.py``, ``agents.compare``, the soak test) only see tasks they can run.
+TEAM_TASKS: dict[str, Any] = {}
+
+
+def register_team_task(task: Any) -> Any:
+    """Add a multi-agent task (e.g. :class:`~steer_env.tasks.team_pursuit.TeamTask`) to
+    :data:`TEAM_TASKS` (its name must be new)."""
+    if task.name in TEAM_TASKS or task.name in TASKS:
+        raise ValueError(f"task {task.name!r} is already registered")
+    TEAM_TASKS[task.name] = task
+    return task
+
+
 def get_task(name: str) -> Task:
     """The task for a short name (``pursuit``), a versioned name (``Pursuit-v0``) or an env id
     (``steer_env/Pursuit-v0``), any case; ``ValueError`` listing the accepted names."""
@@ -152,5 +168,15 @@ def get_task(name: str) -> Task:
 
 # The built-in tasks register themselves.
 from steer_env.tasks import pursuit_evasion as _pursuit_evasion  # noqa: E402, F401
+from steer_env.tasks import team_pursuit as _team_pursuit  # noqa: E402, F401
 
-__all__ = ["STRATEGIES", "TASKS", "Task", "TaskConfig", "get_task", "register_task"]
+__all__ = [
+    "STRATEGIES",
+    "TASKS",
+    "TEAM_TASKS",
+    "Task",
+    "TaskConfig",
+    "get_task",
+    "register_task",
+    "register_team_task",
+]

@@ -130,6 +130,14 @@ def _check(name: str, value: Any) -> Any:
             raise ValueError(f"reward_shaping must be True or False, got {value!r}")
         return value
     kind, low, high, low_inclusive = _RANGES[name]
+    return check_number(name, value, kind, low, high, low_inclusive)
+
+
+def check_number(
+    name: str, value: Any, kind: type, low: float, high: float, low_inclusive: bool
+) -> Any:
+    """``value`` as ``kind`` (int or float) if it lies in the range, else ``ValueError``
+    naming ``name`` and the accepted range (shared by every task's config)."""
     accepted = (
         f"{'an integer' if kind is int else 'a number'} in {_describe(low, high, low_inclusive)}"
     )

@@ -1,0 +1,281 @@
+"""team_pursuit_v0: a PettingZoo ``ParallelEnv`` of the team pursuit task.
+
+``N`` pursuers (default 3) chase ``M`` evaders (default 1) that are ``speed_ratio`` (1.3)
+times faster, in the walled 25 m arena (task: :mod:`steer_env.tasks.team_pursuit`). The
+learned agents are the roles named by ``learned``; the others run scripted strategies.
+One engine :class:`~steer_env.engine.batch.Batch` of one environment runs underneath: this
+module only maps dicts to arrays and back.
+
+>>> from steer_env.envs import team_pursuit_v0
+>>> env = team_pursuit_v0.parallel_env()
+>>> obs, infos = env.reset(seed=0)
+>>> env.agents
+['pursuer_0', 'pursuer_1', 'pursuer_2']
+
+================== ===================================================================
+agents             ``pursuer_0..N-1`` (learned pursuers), then ``evader_0..M-1`` (learned
+                   evaders); a captured evader leaves ``agents``
+action space       ``Box(-1, 1, (2,), float32)`` per agent: steering force in the agent's
+                   frame (forward, side) in units of its max force; magnitude clipped to 1
+observation space  ``Box(-1, 1, (11 + 5 (T + O),), float32)`` per agent, egocentric: own
+                   velocity (2), wall offsets (8), elapsed time (1), then ``T`` teammate
+                   slots and ``O`` opponent slots, nearest first, each relative position
+                   (2), relative velocity (2), present flag (1). ``T``/``O`` fit the
+                   largest learned role (learned pursuers only: ``T = N - 1``, ``O = M``)
+reward (pursuer)   ``capture_reward`` for every evader the team captures on the step
+                   (shared), plus shaping
+reward (evader)    ``-capture_reward`` when captured, ``+escape_reward`` when still in the
+                   game at the time limit, plus shaping
+shaping            potential-based, ``shaping_gamma * phi(s') - phi(s)``, ``phi`` -/+ the
+                   distance to the nearest opponent / arena diagonal, 0 when terminal
+                   (``reward_shaping=False`` turns it off)
+episode end        every evader captured, or ``time_limit`` steps (``max_cycles``): both
+                   terminations (time is observed); ``truncations`` are always False
+infos              ``reward_terms`` (``capture``, ``escape``, ``shaping``), ``distance`` (m
+                   to the nearest opponent), ``captured`` (this agent), team metrics
+                   ``captures`` (this step), ``evaders_captured``, ``evaders_left``, and
+                   at the end ``capture_steps`` (step each evader was captured, -1 if not)
+================== ===================================================================
+
+Arguments (keyword, validated; ``ValueError`` names the argument and its range): every
+field of :class:`~steer_env.tasks.team_pursuit.TeamConfig` (``n_pursuers``, ``n_evaders``,
+``learned`` = ``"pursuers"`` | ``"evaders"`` | ``"both"``, ``speed_ratio``, ``time_limit``,
+``min_start_distance``, ``pursuer_strategy`` = ``"reynolds"`` | ``"cooperative"`` |
+a Strategy, ``evader_strategy`` = ``"flow"`` | a Strategy, rewards, shaping, behaviour
+weights...), plus ``render_mode`` (``None``, ``"rgb_array"``, ``"human"``) and
+``max_cycles`` (PettingZoo's name for ``time_limit``; giving both with different values
+is an error).
+
+Bad actions (an agent missing, unknown or departed, a wrong shape, NaN or inf) raise
+``ValueError`` naming the agent, and nothing is simulated.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from numpy.typing import NDArray
+from pettingzoo import AECEnv, ParallelEnv
+from pettingzoo.utils import parallel_to_aec
+from pettingzoo.utils.conversions import parallel_to_aec_wrapper
+
+from steer_env.engine import layout
+from steer_env.engine.batch import Batch
+from steer_env.envs import streams
+from steer_env.envs.base import RENDER_FPS, validate_actions, validate_render_mode, validate_seed
+from steer_env.tasks import TEAM_TASKS
+from steer_env.tasks.team_pursuit import TeamConfig
+
+TASK = TEAM_TASKS["team_pursuit"]
+
+
+class TeamPursuitEnv(ParallelEnv):
+    """PettingZoo ``ParallelEnv`` of the team pursuit task (see the module docstring)."""
+
+    metadata = {  # noqa: RUF012 (PettingZoo reads it as a plain class attribute)
+        "name": "team_pursuit_v0",
+        "render_modes": ["human", "rgb_array"],
+        "render_fps": RENDER_FPS,
+        "is_parallelizable": True,
+    }
+
+    def __init__(
+        self, render_mode: str | None = None, max_cycles: int | None = None, **kwargs: Any
+    ) -> None:
+        if max_cycles is not None:
+            if "time_limit" in kwargs and kwargs["time_limit"] != max_cycles:
+                raise ValueError(
+                    f"max_cycles={max_cycles!r} disagrees with time_limit="
+                    f"{kwargs['time_limit']!r}: pass only one of them"
+                )
+            kwargs["time_limit"] = max_cycles
+        self.config: TeamConfig = TASK.config(**kwargs)
+        if self.config.learned == "none":
+            raise ValueError(
+                'learned="none" leaves no agents: use "pursuers", "evaders" or "both" '
+                "(scripted play runs on the engine's Batch directly)"
+            )
+        validate_render_mode(render_mode, self.metadata["render_modes"])
+        self.render_mode = render_mode
+        self.batch = Batch(TASK.roster(self.config), TASK.world(self.config), num_envs=1)
+        self.possible_agents: list[str] = TASK.agent_names(self.config)
+        self.agents: list[str] = []
+        self._index = {name: a for a, name in enumerate(self.possible_agents)}
+        # One space object per agent, returned on every call (PettingZoo seeds them).
+        self._action_spaces = {
+            name: spaces.Box(-1.0, 1.0, shape=(2,), dtype=np.float32)
+            for name in self.possible_agents
+        }
+        self._observation_spaces = {
+            name: spaces.Box(-1.0, 1.0, shape=(self.batch.obs_dim,), dtype=np.float32)
+            for name in self.possible_agents
+        }
+        self._keyed = False
+        self._renderer = None
+        self._trails = None
+
+    # --- spaces -----------------------------------------------------------------------
+    def observation_space(self, agent: str) -> spaces.Box:
+        return self._observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Box:
+        return self._action_spaces[agent]
+
+    # --- API ----------------------------------------------------------------------------
+    def reset(
+        self, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[dict[str, NDArray[np.float32]], dict[str, dict[str, Any]]]:
+        """Start an episode. A ``seed`` (any non-negative int) keys the episode stream;
+        later unseeded resets continue it; the first reset without a seed draws a key
+        from the OS."""
+        keys = None
+        if seed is not None:
+            keys = streams.key_from_seed(validate_seed(seed))
+        elif not self._keyed:
+            keys = streams.key_from_generator(np.random.default_rng())
+        obs = self.batch.reset(None, keys)
+        self._keyed = True
+        self.agents = list(self.possible_agents)
+        distance = self.batch.nearest_opponent_distance()[0]
+        infos = {
+            name: {"distance": float(distance[a]), **self._team_metrics()}
+            for name, a in self._index.items()
+        }
+        if self._trails is not None:
+            self._trails.reset(self.batch.state.position[0])
+        if self.render_mode == "human":
+            self.render()
+        return {name: obs[0, a].copy() for name, a in self._index.items()}, infos
+
+    def step(self, actions: dict[str, Any]) -> tuple[dict, dict, dict, dict, dict]:
+        """Advance one step with an action for every agent in :attr:`agents`."""
+        if not self.agents:
+            if not self._keyed:
+                raise RuntimeError("call reset() before step()")
+            return {}, {}, {}, {}, {}
+        act = self._actions_array(actions)
+        result = self.batch.step(act)
+        live = self.agents
+        obs, rewards, terminations, truncations, infos = {}, {}, {}, {}, {}
+        team = self._team_metrics()
+        done = bool(result.done[0])
+        if done:
+            team["capture_steps"] = self._capture_steps()
+        for name in live:
+            a = self._index[name]
+            row = result.row(0, a)
+            obs[name] = result.observation[0, a].copy()
+            rewards[name] = row.reward
+            terminations[name] = bool(row.terminated)
+            truncations[name] = False
+            infos[name] = {
+                "reward_terms": {
+                    "capture": row.capture,
+                    "escape": row.escape,
+                    "shaping": row.shaping,
+                },
+                "distance": row.distance,
+                "captured": bool(row.captured),
+                "captures": int(row.captures),
+                **team,
+            }
+        # Agents that left the game (captured, or everyone at the end) leave ``agents``.
+        self.agents = [name for name in live if not terminations[name]]
+        if self._trails is not None:
+            self._trails.push(self.batch.state.position[0])
+        if self.render_mode == "human":
+            self.render()
+        return obs, rewards, terminations, truncations, infos
+
+    def _actions_array(self, actions: dict[str, Any]) -> NDArray[np.float64]:
+        """``(1, k, 2)`` actions from the dict; departed agents' rows stay zero (the engine
+        ignores vehicles out of the game). Everything is checked before anything moves."""
+        if not isinstance(actions, dict):
+            raise ValueError(f"actions must be a dict of agent name -> action, got {actions!r}")
+        live = set(self.agents)
+        for name in actions:
+            if name not in live:
+                why = "has left the game" if name in self._index else "is not an agent"
+                raise ValueError(f"action for {name!r}: that agent {why}; agents: {self.agents}")
+        out = np.zeros((1, len(self.possible_agents), 2))
+        for name in self.agents:
+            if name not in actions:
+                raise ValueError(f"no action for agent {name!r}; agents: {self.agents}")
+            out[0, self._index[name]] = validate_actions(
+                actions[name], (2,), name=f"action of {name!r}"
+            )
+        return out
+
+    def _team_metrics(self) -> dict[str, int]:
+        alive = self.batch.state.alive[0]
+        evaders = self.batch.team == layout.EVADER
+        left = int(np.count_nonzero(alive & evaders))
+        return {"evaders_captured": int(np.count_nonzero(evaders)) - left, "evaders_left": left}
+
+    def _capture_steps(self) -> list[int]:
+        evaders = self.batch.team == layout.EVADER
+        return [int(s) for s in self.batch.state.capture_step[0][evaders]]
+
+    def state(self) -> NDArray[np.float32]:
+        """The global state: positions, velocities (m, m/s) and in-game flags of every
+        vehicle, ``(n, 5)`` flattened, float32 (unnormalised)."""
+        s = self.batch.state
+        return (
+            np.concatenate(
+                [s.position[0], s.velocity[0], s.alive[0, :, None].astype(np.float64)], axis=1
+            )
+            .astype(np.float32)
+            .ravel()
+        )
+
+    def render(self) -> NDArray[np.uint8] | None:
+        """A frame of the arena (``rgb_array``: ``(600, 600, 3)`` uint8), or draw it in a
+        window (``human``); ``None`` and a warning without a render mode."""
+        if self.render_mode is None:
+            import warnings
+
+            warnings.warn(
+                "render() called without a render_mode: pass render_mode='rgb_array' or "
+                "'human' to parallel_env()",
+                stacklevel=2,
+            )
+            return None
+        from steer_env import rendering
+        from steer_env.envs import scene
+
+        if self._renderer is None:
+            half = self.config.half_size
+            self._renderer = rendering.Renderer(
+                (-half, -half, half, half),
+                width_px=600,
+                render_mode=self.render_mode,
+                fps=self.metadata["render_fps"],
+                title="steer-env team_pursuit_v0",
+            )
+            self._trails = rendering.Trails(scene.TRAIL_LENGTH)
+            self._trails.reset(self.batch.state.position[0])
+        return scene.draw(self._renderer, self.batch, 0, self._trails, self.config)
+
+    def close(self) -> None:
+        if self._renderer is not None:
+            self._renderer.close()
+            self._renderer = None
+            self._trails = None
+
+
+def parallel_env(**kwargs: Any) -> TeamPursuitEnv:
+    """The ``ParallelEnv`` (keyword arguments: see the module docstring)."""
+    return TeamPursuitEnv(**kwargs)
+
+
+def raw_env(**kwargs: Any) -> parallel_to_aec_wrapper:
+    """The AEC form without PettingZoo's order-enforcing wrapper (agents act in turn; the
+    step is simulated when the last live agent has acted)."""
+    return parallel_to_aec_wrapper(parallel_env(**kwargs))
+
+
+def env(**kwargs: Any) -> AECEnv:
+    """The AEC form as PettingZoo's ``parallel_to_aec`` returns it (order enforced)."""
+    return parallel_to_aec(parallel_env(**kwargs))

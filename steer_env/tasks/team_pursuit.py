@@ -1,0 +1,381 @@
+"""Team pursuit: ``N`` pursuers (default 3) chase ``M`` faster evaders (default 1).
+
+Every evader is faster than every pursuer (``speed_ratio``, default 1.3), so a lone
+pursuer almost never captures and the team must cooperate. A captured evader leaves the
+game; the episode ends when every evader is captured or at ``time_limit`` (200 steps of
+0.1 s = 20 s), both terminations. Each evader starts at least ``min_start_distance``
+(8 m) from every pursuer (the engine's placement: the first of 16 candidate positions that
+is far enough, the farthest candidate when none is).
+
+Which roles are learned is configuration (``learned``: ``"pursuers"``, ``"evaders"``,
+``"both"`` or ``"none"`` for fully scripted play); the others run a registered strategy.
+The roster is the pursuers, then the evaders, so learned pursuers are agents ``0..N-1``.
+
+Scripted strategies (Reynolds' behaviours combined by Buckland's prioritized truncated
+running sum, every parameter from the config):
+
+* **flow evader** (``"flow"``): wall avoidance; evade every pursuer within
+  ``threat_range``, each with prediction, weighted by 1 / distance; follow a flow field, a
+  vortex around the arena centre, so that it circles instead of running into a corner;
+* **Reynolds team** (``"reynolds"``): wall avoidance, separation from the other pursuers,
+  pursuit of the nearest evader with prediction;
+* **cooperative team** (``"cooperative"``): wall avoidance; offset pursuit with the offset
+  rotated by ``2 pi rank / N`` (so the pursuers spread around the evader's predicted
+  position on different bearings) while farther than ``close_range``; pursuit within it.
+
+The factories also accept a :class:`~steer_env.tasks.config.TaskConfig` (so
+``gym.make("steer_env/Pursuit-v0", opponent_strategy="flow")`` works): parameters that a
+``TaskConfig`` lacks (the flow field's, the offsets') take :class:`TeamConfig`'s defaults.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any
+
+from steer_env.engine.batch import VehicleSpec, World
+from steer_env.engine.strategy import Behavior, Strategy
+from steer_env.tasks import STRATEGIES, register_team_task
+from steer_env.tasks.config import check_number
+
+#: Accepted values of ``TeamConfig.learned``.
+LEARNED_ROLES = ("pursuers", "evaders", "both", "none")
+
+
+@dataclass(frozen=True)
+class TeamConfig:
+    """Parameters of the team pursuit task (units: m, s, kg, N). Ranges in :data:`_RANGES`."""
+
+    n_pursuers: int = 3  #: pursuers, [1, 16]
+    n_evaders: int = 1  #: evaders, [1, 16]
+    learned: str = "pursuers"  #: learned roles: "pursuers", "evaders", "both" or "none"
+    speed_ratio: float = 1.3  #: evader max speed / pursuer max speed, (0, 100]
+    arena_size: float = 25.0  #: side of the square arena, m
+    dt: float = 0.1  #: physics and decision step, s
+    time_limit: int = 200  #: episode length, steps (20 s; reaching it is a termination)
+    capture_radius: float = 0.8  #: capture distance between centres, m
+    min_start_distance: float = 8.0  #: start distance of each evader from every pursuer, m
+    vehicle_radius: float = 0.3  #: body radius, m
+    mass: float = 1.0  #: kg, every vehicle
+    pursuer_max_speed: float = 3.0  #: m/s (evaders: speed_ratio times this)
+    pursuer_max_force: float = 6.0  #: N
+    evader_max_force: float = 10.0  #: N
+    capture_reward: float = 1.0  #: to every pursuer per capture; minus it to the captured evader
+    escape_reward: float = 1.0  #: to an evader still in the game at the time limit
+    reward_shaping: bool = True  #: add the potential-based distance term per agent
+    shaping_scale: float = 1.0  #: potential = -/+ shaping_scale * distance / arena diagonal
+    shaping_gamma: float = 0.99  #: discount of the shaping term: the learner's gamma
+    # Scripted roles.
+    pursuer_strategy: Any = "reynolds"  #: a registered pursuer strategy name or a Strategy
+    evader_strategy: Any = "flow"  #: a registered evader strategy name or a Strategy
+    wall_weight: float = 3.0  #: wall avoidance (first priority)
+    feeler_length: float = 2.0  #: m
+    evade_weight: float = 1.0  #: evaders: evade every pursuer within threat_range
+    threat_range: float = 8.0  #: evaders: pursuers beyond this are ignored, m
+    flow_weight: float = 1.0  #: evaders: the vortex flow field
+    flow_radius: float = 7.0  #: m, radius the vortex draws the evader to
+    flow_gain: float = 1.0  #: strength of the vortex's pull towards flow_radius
+    flow_clockwise: bool = False  #: direction of the vortex
+    pursuit_weight: float = 1.0  #: pursuers: pursuit (and offset pursuit)
+    separation_weight: float = 1.0  #: Reynolds team: separation from the other pursuers
+    separation_radius: float = 3.0  #: m
+    max_prediction_time: float = 3.0  #: cap on pursuit/evade look-ahead, s
+    offset_distance: float = 3.0  #: cooperative team: offset from the evader, m
+    close_range: float = 3.0  #: cooperative team: pursue directly within this distance, m
+
+    @property
+    def evader_max_speed(self) -> float:
+        return self.speed_ratio * self.pursuer_max_speed
+
+    @property
+    def half_size(self) -> float:
+        return self.arena_size / 2.0
+
+    @property
+    def learned_pursuers(self) -> bool:
+        return self.learned in ("pursuers", "both")
+
+    @property
+    def learned_evaders(self) -> bool:
+        return self.learned in ("evaders", "both")
+
+
+# name -> (type, low, high, low inclusive)
+_RANGES: dict[str, tuple[type, float, float, bool]] = {
+    "n_pursuers": (int, 1, 16, True),
+    "n_evaders": (int, 1, 16, True),
+    "speed_ratio": (float, 0.0, 100.0, False),
+    "arena_size": (float, 2.0, 1e4, True),
+    "dt": (float, 0.0, 1.0, False),
+    "time_limit": (int, 1, 10**7, True),
+    "capture_radius": (float, 0.0, 1e4, False),
+    "min_start_distance": (float, 0.0, 1e4, True),
+    "vehicle_radius": (float, 0.0, 1e4, False),
+    "mass": (float, 1e-3, 1e6, True),
+    "pursuer_max_speed": (float, 0.0, 1e3, False),
+    "pursuer_max_force": (float, 0.0, 1e6, False),
+    "evader_max_force": (float, 0.0, 1e6, False),
+    "capture_reward": (float, 0.0, 1e6, True),
+    "escape_reward": (float, 0.0, 1e6, True),
+    "shaping_scale": (float, 0.0, 1e6, True),
+    "shaping_gamma": (float, 0.0, 1.0, False),
+    "wall_weight": (float, 0.0, 1e6, True),
+    "feeler_length": (float, 0.0, 1e4, False),
+    "evade_weight": (float, 0.0, 1e6, True),
+    "threat_range": (float, 0.0, 1e5, False),
+    "flow_weight": (float, 0.0, 1e6, True),
+    "flow_radius": (float, 0.0, 1e4, False),
+    "flow_gain": (float, 0.0, 1e6, True),
+    "pursuit_weight": (float, 0.0, 1e6, True),
+    "separation_weight": (float, 0.0, 1e6, True),
+    "separation_radius": (float, 0.0, 1e5, False),
+    "max_prediction_time": (float, 0.0, 1e6, False),
+    "offset_distance": (float, 0.0, 1e4, True),
+    "close_range": (float, 0.0, 1e5, True),
+}
+_FLAGS = ("reward_shaping", "flow_clockwise")
+FIELDS = tuple(f.name for f in dataclasses.fields(TeamConfig))
+
+
+def _check(name: str, value: Any) -> Any:
+    if name == "learned":
+        if value not in LEARNED_ROLES:
+            raise ValueError(f"learned must be one of {', '.join(LEARNED_ROLES)}, got {value!r}")
+        return value
+    if name in ("pursuer_strategy", "evader_strategy"):
+        if isinstance(value, str | Strategy):
+            return value
+        raise ValueError(f"{name} must be a strategy name or a Strategy, got {value!r}")
+    if name in _FLAGS:
+        if not isinstance(value, bool):
+            raise ValueError(f"{name} must be True or False, got {value!r}")
+        return value
+    return check_number(name, value, *_RANGES[name])
+
+
+def make_team_config(overrides: dict[str, Any], defaults: TeamConfig | None = None) -> TeamConfig:
+    """``defaults`` (the task's) with ``overrides`` applied, every value and the combination
+    validated: ``ValueError`` naming the argument and what it accepts."""
+    unknown = sorted(set(overrides) - set(FIELDS))
+    if unknown:
+        raise ValueError(
+            f"unknown argument(s) {', '.join(map(repr, unknown))}; accepted arguments: "
+            f"{', '.join(FIELDS)}"
+        )
+    values = {name: _check(name, v) for name, v in overrides.items()}
+    cfg = dataclasses.replace(defaults or TeamConfig(), **values)
+    if cfg.evader_max_speed > 1e3:
+        raise ValueError(
+            f"speed_ratio * pursuer_max_speed must be at most 1000 m/s, got "
+            f"{cfg.evader_max_speed:g}"
+        )
+    if cfg.capture_radius >= cfg.half_size:
+        raise ValueError(
+            f"capture_radius must be smaller than half the arena_size ({cfg.half_size:g} m), "
+            f"got {cfg.capture_radius!r}"
+        )
+    if cfg.vehicle_radius * 4 >= cfg.arena_size:
+        raise ValueError(
+            f"vehicle_radius must be below arena_size / 4 ({cfg.arena_size / 4:g} m), "
+            f"got {cfg.vehicle_radius!r}"
+        )
+    if cfg.feeler_length >= cfg.half_size:
+        raise ValueError(
+            f"feeler_length must be below half the arena_size ({cfg.half_size:g} m), "
+            f"got {cfg.feeler_length!r}"
+        )
+    if cfg.min_start_distance <= cfg.capture_radius:
+        raise ValueError(
+            f"min_start_distance must exceed capture_radius ({cfg.capture_radius:g} m), "
+            f"got {cfg.min_start_distance!r}"
+        )
+    if cfg.min_start_distance >= cfg.arena_size - 2 * cfg.vehicle_radius:
+        raise ValueError(
+            "min_start_distance must be below arena_size - 2 * vehicle_radius "
+            f"({cfg.arena_size - 2 * cfg.vehicle_radius:g} m), got {cfg.min_start_distance!r}"
+        )
+    for role in ("pursuer", "evader"):
+        chosen = getattr(cfg, f"{role}_strategy")
+        if isinstance(chosen, str) and chosen not in STRATEGIES[role]:
+            raise ValueError(
+                f"{role}_strategy {chosen!r} is not one of the {role}s' strategies: use one "
+                f"of {', '.join(STRATEGIES[role])}, or a Strategy"
+            )
+    return cfg
+
+
+_DEFAULTS = TeamConfig()
+
+
+def _param(cfg: Any, name: str) -> Any:
+    """``cfg.name``, or the team default when ``cfg`` (a ``TaskConfig``) has no such field."""
+    return getattr(cfg, name, getattr(_DEFAULTS, name))
+
+
+# ----------------------------------------------------------------------- strategies
+def flow_evader(cfg: Any) -> Strategy:
+    """Wall avoidance, evade every pursuer in range, vortex flow field (prioritized)."""
+    return Strategy(
+        [
+            Behavior("wall_avoidance", cfg.wall_weight, feeler_length=cfg.feeler_length),
+            Behavior(
+                "evade",
+                cfg.evade_weight,
+                target="each_opponent",
+                threat_range=cfg.threat_range,
+                prediction_time=cfg.max_prediction_time,
+            ),
+            Behavior(
+                "flow_field",
+                _param(cfg, "flow_weight"),
+                target="arena_center",
+                flow_radius=_param(cfg, "flow_radius"),
+                flow_gain=_param(cfg, "flow_gain"),
+                flow_clockwise=_param(cfg, "flow_clockwise"),
+            ),
+        ],
+        combination="prioritized",
+        name="flow evader",
+    )
+
+
+def reynolds_pursuer(cfg: Any) -> Strategy:
+    """Wall avoidance, separation from teammates, pursuit with prediction (prioritized)."""
+    return Strategy(
+        [
+            Behavior("wall_avoidance", cfg.wall_weight, feeler_length=cfg.feeler_length),
+            Behavior(
+                "separation",
+                cfg.separation_weight,
+                target="teammates",
+                neighbor_radius=cfg.separation_radius,
+            ),
+            Behavior("pursuit", cfg.pursuit_weight, prediction_time=cfg.max_prediction_time),
+        ],
+        combination="prioritized",
+        name="reynolds pursuer",
+    )
+
+
+def cooperative_pursuer(cfg: Any) -> Strategy:
+    """Wall avoidance; offset pursuit spread over the team's bearings while farther than
+    ``close_range``; then pursuit (prioritized). The offset is ``offset_distance`` behind
+    the evader, rotated by ``2 pi rank / team_size`` by the engine (``offset_spread``)."""
+    close = _param(cfg, "close_range")
+    return Strategy(
+        [
+            Behavior("wall_avoidance", cfg.wall_weight, feeler_length=cfg.feeler_length),
+            Behavior(
+                "offset_pursuit",
+                cfg.pursuit_weight,
+                offset_forward=-_param(cfg, "offset_distance"),
+                offset_spread=True,
+                active_beyond=close,
+            ),
+            Behavior("pursuit", cfg.pursuit_weight, prediction_time=cfg.max_prediction_time),
+        ],
+        combination="prioritized",
+        name="cooperative pursuer",
+    )
+
+
+STRATEGIES["evader"].update(flow=flow_evader)
+STRATEGIES["pursuer"].update(reynolds=reynolds_pursuer, cooperative=cooperative_pursuer)
+
+
+# ----------------------------------------------------------------------- the task
+@dataclass(frozen=True)
+class TeamTask:
+    """A multi-agent task of the registry (:data:`steer_env.tasks.TEAM_TASKS`).
+
+    Attributes:
+        name: short name.
+        env_module: the PettingZoo module (``parallel_env``, ``env``, ``raw_env``).
+        default_config: the task's defaults (keyword arguments override them).
+        baselines: scripted teams per role, by name (the first is *the* classic one).
+        description: one line for help texts.
+    """
+
+    name: str
+    env_module: str
+    default_config: TeamConfig
+    baselines: dict[str, tuple[str, ...]]
+    description: str = ""
+
+    def config(self, **overrides: Any) -> TeamConfig:
+        return make_team_config(overrides, self.default_config)
+
+    def strategy_of(self, role: str, cfg: TeamConfig) -> Strategy:
+        """The scripted strategy of ``role`` (``"pursuer"``/``"evader"``) in ``cfg``."""
+        chosen = getattr(cfg, f"{role}_strategy")
+        return chosen if isinstance(chosen, Strategy) else STRATEGIES[role][chosen](cfg)
+
+    def roster(self, cfg: TeamConfig) -> list[VehicleSpec]:
+        """Pursuers first, then evaders; the learned roles have no strategy."""
+        pursuer = VehicleSpec(
+            team="pursuer",
+            strategy=None if cfg.learned_pursuers else self.strategy_of("pursuer", cfg),
+            mass=cfg.mass,
+            max_speed=cfg.pursuer_max_speed,
+            max_force=cfg.pursuer_max_force,
+            radius=cfg.vehicle_radius,
+        )
+        evader = VehicleSpec(
+            team="evader",
+            strategy=None if cfg.learned_evaders else self.strategy_of("evader", cfg),
+            mass=cfg.mass,
+            max_speed=cfg.evader_max_speed,
+            max_force=cfg.evader_max_force,
+            radius=cfg.vehicle_radius,
+        )
+        return [pursuer] * cfg.n_pursuers + [evader] * cfg.n_evaders
+
+    def world(self, cfg: TeamConfig) -> World:
+        """Episode end when every evader is captured or at the time limit. Every agent has
+        the same observation length, so the slots fit the largest learned role: teammates
+        ``max(team size) - 1``, opponents ``max(other team's size)`` over learned roles
+        (padding slots are flagged absent)."""
+        roles = []
+        if cfg.learned_pursuers:
+            roles.append((cfg.n_pursuers, cfg.n_evaders))
+        if cfg.learned_evaders:
+            roles.append((cfg.n_evaders, cfg.n_pursuers))
+        teammates = max((own - 1 for own, _ in roles), default=0)
+        opponents = max((other for _, other in roles), default=0)
+        return World(
+            dt=cfg.dt,
+            arena_size=cfg.arena_size,
+            capture_radius=cfg.capture_radius,
+            time_limit=cfg.time_limit,
+            end_on_first_capture=False,
+            shaping=cfg.reward_shaping,
+            shaping_scale=cfg.shaping_scale,
+            shaping_gamma=cfg.shaping_gamma,
+            observed_teammates=teammates,
+            observed_opponents=opponents,
+            start_margin=cfg.vehicle_radius,
+            min_start_distance=cfg.min_start_distance,
+            capture_reward=cfg.capture_reward,
+            escape_reward=cfg.escape_reward,
+        )
+
+    def agent_names(self, cfg: TeamConfig) -> list[str]:
+        """Names of the learned agents in roster order: ``pursuer_i``, then ``evader_j``."""
+        names = []
+        if cfg.learned_pursuers:
+            names += [f"pursuer_{i}" for i in range(cfg.n_pursuers)]
+        if cfg.learned_evaders:
+            names += [f"evader_{j}" for j in range(cfg.n_evaders)]
+        return names
+
+
+TEAM_PURSUIT = register_team_task(
+    TeamTask(
+        name="team_pursuit",
+        env_module="steer_env.envs.team_pursuit_v0",
+        default_config=TeamConfig(),
+        baselines={"pursuer": ("reynolds", "cooperative"), "evader": ("flow",)},
+        description="a team of pursuers chases faster evaders that circle a vortex",
+    )
+)

@@ -1,0 +1,273 @@
+"""team_pursuit_v0: the team task and its PettingZoo front end (PettingZoo's own API, seed
+and max-cycles tests, agent removal, episode end, bad input, a calibration smoke)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+pytest.importorskip("pettingzoo")
+
+from pettingzoo.test import api_test, max_cycles_test, parallel_api_test, parallel_seed_test
+
+from steer_env.engine.batch import Batch
+from steer_env.envs import streams, team_pursuit_v0
+from steer_env.tasks import TASKS, TEAM_TASKS
+
+TASK = TEAM_TASKS["team_pursuit"]
+
+
+def _snapshot(env):
+    return [a.copy() for a in env.batch.state]
+
+
+def _same(a, b):
+    return all(np.array_equal(x, y) for x, y in zip(a, b, strict=True))
+
+
+def _zeros(env):
+    return {name: np.zeros(2, dtype=np.float32) for name in env.agents}
+
+
+# --------------------------------------------------------------------------- PettingZoo
+def test_pettingzoo_parallel_api_test():
+    parallel_api_test(team_pursuit_v0.parallel_env(), num_cycles=250)
+
+
+def test_pettingzoo_parallel_api_test_with_learned_evaders_that_leave_the_game():
+    parallel_api_test(team_pursuit_v0.parallel_env(learned="both", n_evaders=2), num_cycles=250)
+
+
+def test_pettingzoo_parallel_seed_test():
+    parallel_seed_test(team_pursuit_v0.parallel_env, num_cycles=250)
+
+
+def test_pettingzoo_max_cycles_test():
+    max_cycles_test(team_pursuit_v0)
+
+
+@pytest.mark.parametrize("learned", ["pursuers", "evaders"])
+def test_pettingzoo_aec_api_test(learned):
+    api_test(team_pursuit_v0.env(learned=learned, n_evaders=2), num_cycles=250)
+
+
+def test_metadata_agents_and_spaces():
+    env = team_pursuit_v0.parallel_env()
+    assert env.metadata["name"] == "team_pursuit_v0"
+    assert env.possible_agents == ["pursuer_0", "pursuer_1", "pursuer_2"]
+    # 11 own features + 2 teammate slots + 1 opponent slot.
+    assert env.observation_space("pursuer_0").shape == (11 + 5 * 3,)
+    assert env.action_space("pursuer_1") is env.action_space("pursuer_1")
+    both = team_pursuit_v0.parallel_env(learned="both", n_evaders=2)
+    assert both.possible_agents[-2:] == ["evader_0", "evader_1"]
+    evaders = team_pursuit_v0.parallel_env(learned="evaders")
+    assert evaders.possible_agents == ["evader_0"]
+    assert evaders.observation_space("evader_0").shape == (11 + 5 * 3,)  # 0 + 3 slots
+
+
+# --------------------------------------------------------------------------- episodes
+def test_the_same_seed_gives_the_same_episode():
+    def run(seed):
+        env = team_pursuit_v0.parallel_env()
+        obs, _ = env.reset(seed=seed)
+        trace = [obs]
+        rng = np.random.default_rng(0)
+        while env.agents:
+            acts = {a: rng.uniform(-1, 1, 2) for a in env.agents}
+            obs, rew, *_ = env.step(acts)
+            trace.append((obs, rew))
+        return trace, env.batch.state.position.copy()
+
+    (t1, p1), (t2, p2), (_, p3) = run(7), run(7), run(8)
+    assert len(t1) == len(t2)
+    np.testing.assert_array_equal(p1, p2)
+    for a, b in zip(t1[1:], t2[1:], strict=True):
+        for name in a[0]:
+            np.testing.assert_array_equal(a[0][name], b[0][name])
+            assert a[1][name] == b[1][name]
+    assert not np.array_equal(p1, p3)
+
+
+def test_evaders_start_at_least_8_m_from_every_pursuer():
+    cfg = TASK.config(learned="none")
+    batch = Batch(TASK.roster(cfg), TASK.world(cfg), 200)
+    batch.reset(None, streams.key_from_seed(np.arange(200, dtype=np.uint64)))
+    p = batch.state.position
+    d = np.linalg.norm(p[:, :3, None] - p[:, None, 3:], axis=-1).min(axis=(1, 2))
+    # The engine takes the first of 16 candidates far enough, else the farthest one:
+    # measured 1 start in 200 under 8 m for 3 pursuers (none for a lone pursuer).
+    assert np.mean(d >= 8.0) >= 0.98
+
+
+def test_a_captured_learned_evader_leaves_the_agents():
+    env = team_pursuit_v0.parallel_env(learned="evaders", n_evaders=2)
+    env.reset(seed=0)
+    state = env.batch.state
+    # Pursuer 1 sits on evader 0; evader 1 is far from everyone.
+    state.position[0] = [[-10, -10], [5.0, 5.0], [10, -10], [5.3, 5.0], [-5.0, 8.0]]
+    state.velocity[:] = 0.0
+    obs, rew, term, _, info = env.step(_zeros(env))
+    assert set(obs) == {"evader_0", "evader_1"}
+    assert term == {"evader_0": True, "evader_1": False}
+    assert rew["evader_0"] < 0 and info["evader_0"]["captured"]
+    assert info["evader_0"]["reward_terms"]["capture"] == -1.0
+    assert info["evader_1"]["evaders_left"] == 1
+    assert env.agents == ["evader_1"]
+    before = _snapshot(env)
+    with pytest.raises(ValueError, match=r"'evader_0'.*left the game"):
+        env.step({"evader_0": [0, 0], "evader_1": [0, 0]})
+    assert _same(before, _snapshot(env))
+    obs, *_ = env.step({"evader_1": [1.0, 0.0]})
+    assert set(obs) == {"evader_1"}
+
+
+def test_the_episode_ends_when_every_evader_is_captured():
+    env = team_pursuit_v0.parallel_env(reward_shaping=False)
+    env.reset(seed=0)
+    state = env.batch.state
+    state.position[0] = [[-10, -10], [5.0, 5.0], [10, -10], [5.3, 5.0]]
+    state.velocity[:] = 0.0
+    _, rew, term, trunc, info = env.step(_zeros(env))
+    assert all(term.values()) and not any(trunc.values())
+    assert env.agents == []
+    assert rew == {"pursuer_0": 1.0, "pursuer_1": 1.0, "pursuer_2": 1.0}  # team reward
+    assert info["pursuer_0"]["capture_steps"] == [1]
+    assert info["pursuer_0"]["evaders_left"] == 0
+    assert env.step({}) == ({}, {}, {}, {}, {})
+
+
+def test_the_episode_ends_at_the_time_limit_as_a_termination():
+    env = team_pursuit_v0.parallel_env(time_limit=5, learned="evaders")
+    env.reset(seed=1)
+    for _ in range(5):
+        _, _, term, trunc, info = env.step(_zeros(env))
+    assert term == {"evader_0": True} and trunc == {"evader_0": False}
+    assert info["evader_0"]["reward_terms"]["escape"] == 1.0
+    assert info["evader_0"]["capture_steps"] == [-1]
+    assert env.agents == []
+
+
+def test_observations_stay_in_the_box():
+    env = team_pursuit_v0.parallel_env(learned="both", n_evaders=2)
+    obs, _ = env.reset(seed=3)
+    rng = np.random.default_rng(3)
+    seen = [obs]
+    while env.agents:
+        obs, *_ = env.step({a: rng.uniform(-1, 1, 2) * 5 for a in env.agents})
+        seen.append(obs)
+    for frame in seen:
+        for name, o in frame.items():
+            assert o.dtype == np.float32
+            assert env.observation_space(name).contains(o), name
+
+
+# --------------------------------------------------------------------------- bad input
+@pytest.mark.parametrize(
+    ("change", "match"),
+    [
+        (lambda a: a.pop("pursuer_1"), "no action for agent 'pursuer_1'"),
+        (lambda a: a.update(pursuer_9=[0, 0]), "'pursuer_9'.*not an agent"),
+        (lambda a: a.update(pursuer_2=[0, 0, 0]), "'pursuer_2'.*shape"),
+        (lambda a: a.update(pursuer_0=[np.nan, 0]), "'pursuer_0'.*finite"),
+        (lambda a: a.update(pursuer_0=[np.inf, 0]), "'pursuer_0'.*finite"),
+        (lambda a: a.update(pursuer_0=None), "'pursuer_0'"),
+    ],
+)
+def test_bad_actions_name_the_agent_and_simulate_nothing(change, match):
+    env = team_pursuit_v0.parallel_env()
+    env.reset(seed=0)
+    actions = {a: [0.5, 0.5] for a in env.agents}
+    change(actions)
+    before = _snapshot(env)
+    with pytest.raises(ValueError, match=match):
+        env.step(actions)
+    assert _same(before, _snapshot(env))
+    env.step({a: [0.5, 0.5] for a in env.agents})  # still usable
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"n_pursuers": 0}, "n_pursuers"),
+        ({"speed_ratio": -1.0}, "speed_ratio"),
+        ({"learned": "all"}, "learned"),
+        ({"learned": "none"}, "no agents"),
+        ({"pursuer_strategy": "flow"}, "pursuer_strategy"),
+        ({"bogus": 1}, "unknown argument"),
+        ({"max_cycles": 4, "time_limit": 5}, "max_cycles"),
+        ({"render_mode": "video"}, "render_mode"),
+    ],
+)
+def test_bad_arguments_are_clear_errors(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        team_pursuit_v0.parallel_env(**kwargs)
+
+
+def test_render_rgb_array_and_state():
+    env = team_pursuit_v0.parallel_env(render_mode="rgb_array")
+    env.reset(seed=0)
+    env.step(_zeros(env))
+    frame = env.render()
+    assert frame.shape == (600, 600, 3) and frame.dtype == np.uint8
+    assert env.state().shape == (4 * 5,)
+    env.close()
+
+
+# --------------------------------------------------------------------------- registry
+def test_the_team_task_is_registered_apart_from_the_single_agent_tasks():
+    assert "team_pursuit" in TEAM_TASKS and "team_pursuit" not in TASKS
+    import gymnasium as gym
+
+    import steer_env  # noqa: F401
+
+    # The new evader strategy is available to the single-agent tasks too.
+    env = gym.make("steer_env/Pursuit-v0", opponent_strategy="flow")
+    env.reset(seed=0)
+    assert env.unwrapped.batch.strategies[0].name == "flow evader"
+
+
+# --------------------------------------------------------------------------- calibration
+def _scripted_capture_rate(episodes: int, **kwargs) -> float:
+    """Capture rate of the scripted teams (nothing learned), seeds 1,000,000 onwards."""
+    cfg = TASK.config(learned="none", **kwargs)
+    batch = Batch(TASK.roster(cfg), TASK.world(cfg), episodes)
+    batch.reset(None, streams.key_from_seed(np.arange(1_000_000, 1_000_000 + episodes)))
+    done = np.zeros(episodes, dtype=bool)
+    caught = np.zeros(episodes, dtype=bool)
+    for _ in range(cfg.time_limit):
+        result = batch.step(np.zeros((episodes, 0, 2)), active=~done)
+        caught |= result.captures > 0
+        done |= result.done
+    assert done.all()
+    return float(caught.mean())
+
+
+def test_calibration_smoke_scripted_teams_against_the_flow_evader(capsys):
+    rates = {
+        "reynolds x3": _scripted_capture_rate(100),
+        "cooperative x3": _scripted_capture_rate(100, pursuer_strategy="cooperative"),
+        "reynolds x1": _scripted_capture_rate(100, n_pursuers=1),
+    }
+    with capsys.disabled():
+        print("\ncapture rates over 100 episodes:", rates)
+    # Loose bounds: a faster evader is not caught every time, and three pursuers do at
+    # least as well as one.
+    assert all(0.0 < r < 1.0 for r in rates.values())
+    assert rates["reynolds x3"] >= rates["reynolds x1"]
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="issue 10's targets are not met yet: measured 90% (team) and 51% (alone) over "
+    "200 episodes with the default flow evader; the targets are <= 35% and <= 5%",
+)
+def test_calibration_targets_of_issue_10():
+    assert _scripted_capture_rate(100) <= 0.35
+    assert _scripted_capture_rate(100, n_pursuers=1) <= 0.05
+
+
+def test_raw_env_is_the_unwrapped_aec_form():
+    aec = team_pursuit_v0.raw_env(learned="evaders")
+    aec.reset(seed=0)
+    assert aec.agents == ["evader_0"]
+    assert isinstance(aec.unwrapped, team_pursuit_v0.TeamPursuitEnv)
