@@ -142,8 +142,11 @@ def arrive(
     2. the ramp is no steeper than that lag allows (critical damping):
        ``slowing_radius >= 4 * mass * max_speed``,
 
-    with a time step well below ``mass`` (the tests use ``dt <= mass / 10``). A shorter
-    radius makes the approach underdamped: the vehicle overshoots and comes back.
+    with a time step well below ``mass`` (the tests use ``dt <= mass / 10``), and when the
+    vehicle enters the slowing radius from outside, at most at ``max_speed`` along the
+    ramp's curve. A vehicle started inside the radius faster than the ramp allows there is
+    not covered: it may overshoot. A shorter radius makes the approach underdamped: the
+    vehicle overshoots and comes back.
 
     When ``max_force`` is too weak for condition 1, pass ``max_deceleration`` (m/s^2) to
     also cap the desired speed at the braking speed ``sqrt(2 * max_deceleration * d)``.
