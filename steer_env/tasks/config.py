@@ -163,16 +163,10 @@ def explicit_fields(overrides: dict[str, Any]) -> frozenset[str]:
     return frozenset(name for name in overrides if name in FIELDS)
 
 
-def make_config(defaults: TaskConfig, overrides: dict[str, Any]) -> TaskConfig:
-    """``defaults`` with ``overrides`` applied, every value and the combination validated."""
-    unknown = sorted(set(overrides) - set(FIELDS))
-    if unknown:
-        raise ValueError(
-            f"unknown argument(s) {', '.join(map(repr, unknown))}; accepted arguments: "
-            f"{', '.join(FIELDS)}"
-        )
-    values = {name: _check(name, v) for name, v in overrides.items()}
-    cfg = dataclasses.replace(defaults, **values)
+def check_arena_geometry(cfg: Any) -> None:
+    """The rules that tie the arena's lengths together (any config with ``arena_size``,
+    ``half_size``, ``capture_radius``, ``vehicle_radius``, ``feeler_length`` and
+    ``min_start_distance``): ``ValueError`` naming the argument otherwise."""
     if cfg.capture_radius >= cfg.half_size:
         raise ValueError(
             f"capture_radius must be smaller than half the arena_size ({cfg.half_size:g} m), "
@@ -198,6 +192,17 @@ def make_config(defaults: TaskConfig, overrides: dict[str, Any]) -> TaskConfig:
             "min_start_distance must be below arena_size - 2 * vehicle_radius "
             f"({cfg.arena_size - 2 * cfg.vehicle_radius:g} m), got {cfg.min_start_distance!r}"
         )
-    if cfg.max_observed_opponents and cfg.max_observed_opponents < 1:
-        raise ValueError("max_observed_opponents must be 0 (all) or >= 1")
+
+
+def make_config(defaults: TaskConfig, overrides: dict[str, Any]) -> TaskConfig:
+    """``defaults`` with ``overrides`` applied, every value and the combination validated."""
+    unknown = sorted(set(overrides) - set(FIELDS))
+    if unknown:
+        raise ValueError(
+            f"unknown argument(s) {', '.join(map(repr, unknown))}; accepted arguments: "
+            f"{', '.join(FIELDS)}"
+        )
+    values = {name: _check(name, v) for name, v in overrides.items()}
+    cfg = dataclasses.replace(defaults, **values)
+    check_arena_geometry(cfg)
     return cfg

@@ -37,7 +37,8 @@ from typing import Any
 from steer_env.engine.batch import VehicleSpec, World
 from steer_env.engine.strategy import Behavior, Strategy
 from steer_env.tasks import STRATEGIES, register_team_task
-from steer_env.tasks.config import check_number
+from steer_env.tasks.config import check_arena_geometry, check_number
+from steer_env.tasks.pursuit_evasion import classic_pursuer
 
 #: Accepted values of ``TeamConfig.learned``.
 LEARNED_ROLES = ("pursuers", "evaders", "both", "none")
@@ -170,31 +171,7 @@ def make_team_config(overrides: dict[str, Any], defaults: TeamConfig | None = No
             f"speed_ratio * pursuer_max_speed must be at most 1000 m/s, got "
             f"{cfg.evader_max_speed:g}"
         )
-    if cfg.capture_radius >= cfg.half_size:
-        raise ValueError(
-            f"capture_radius must be smaller than half the arena_size ({cfg.half_size:g} m), "
-            f"got {cfg.capture_radius!r}"
-        )
-    if cfg.vehicle_radius * 4 >= cfg.arena_size:
-        raise ValueError(
-            f"vehicle_radius must be below arena_size / 4 ({cfg.arena_size / 4:g} m), "
-            f"got {cfg.vehicle_radius!r}"
-        )
-    if cfg.feeler_length >= cfg.half_size:
-        raise ValueError(
-            f"feeler_length must be below half the arena_size ({cfg.half_size:g} m), "
-            f"got {cfg.feeler_length!r}"
-        )
-    if cfg.min_start_distance <= cfg.capture_radius:
-        raise ValueError(
-            f"min_start_distance must exceed capture_radius ({cfg.capture_radius:g} m), "
-            f"got {cfg.min_start_distance!r}"
-        )
-    if cfg.min_start_distance >= cfg.arena_size - 2 * cfg.vehicle_radius:
-        raise ValueError(
-            "min_start_distance must be below arena_size - 2 * vehicle_radius "
-            f"({cfg.arena_size - 2 * cfg.vehicle_radius:g} m), got {cfg.min_start_distance!r}"
-        )
+    check_arena_geometry(cfg)
     for role in ("pursuer", "evader"):
         chosen = getattr(cfg, f"{role}_strategy")
         if isinstance(chosen, str) and chosen not in STRATEGIES[role]:
@@ -241,21 +218,9 @@ def flow_evader(cfg: Any) -> Strategy:
 
 
 def reynolds_pursuer(cfg: Any) -> Strategy:
-    """Wall avoidance, separation from teammates, pursuit with prediction (prioritized)."""
-    return Strategy(
-        [
-            Behavior("wall_avoidance", cfg.wall_weight, feeler_length=cfg.feeler_length),
-            Behavior(
-                "separation",
-                cfg.separation_weight,
-                target="teammates",
-                neighbor_radius=cfg.separation_radius,
-            ),
-            Behavior("pursuit", cfg.pursuit_weight, prediction_time=cfg.max_prediction_time),
-        ],
-        combination="prioritized",
-        name="reynolds pursuer",
-    )
+    """The classic pursuer of :mod:`steer_env.tasks.pursuit_evasion` (wall avoidance,
+    separation from teammates, pursuit with prediction), from a team config."""
+    return Strategy(classic_pursuer(cfg).behaviors, "prioritized", name="reynolds pursuer")
 
 
 def cooperative_pursuer(cfg: Any) -> Strategy:
