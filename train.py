@@ -319,9 +319,10 @@ def train(opts: dict[str, Any], paths: RunPaths, previous: dict[str, Any], resum
 
     from stable_baselines3.common.vec_env import VecMonitor
 
-    from agents.policies import algo_class, load_policy
+    from agents.policies import algo_class
     from agents.training import (
         InterruptGuard,
+        final_comparison,
         make_callbacks,
         resolve_device,
         save_checkpoint,
@@ -493,52 +494,17 @@ def train(opts: dict[str, Any], paths: RunPaths, previous: dict[str, Any], resum
                 f"model {paths.model}"
             )
 
-        # ---- comparison with the scripted agents on paired seeded episodes
-        from agents.compare import format_table, run_comparison
-
-        t1 = time.perf_counter()
-        policy = load_policy(paths.model, env_id, device="cpu")
-        summary = run_comparison(
-            env_id,
-            policy,
-            int(opts["eval_episodes"]),
-            int(opts["compare_seed"]),
-            paths.root,
-            extra={"model": str(paths.model)},
-        )
-        print()
-        print(format_table(summary))
-        compare_s = time.perf_counter() - t1
-        if opts["gif"]:
-            from agents.render import render_gif
-
-            render_gif(env_id, paths.gif, model=policy, seed=int(opts["compare_seed"]), side=True)
     except KeyboardInterrupt:
-        config["status"] = "interrupted during evaluation"
+        config["status"] = "interrupted while saving"
         atomic_write_json(paths.config, config)
-        print(
-            f"{PROG}: interrupted during evaluation; the model is saved at {paths.model}; "
-            f"evaluate it with: python -m agents.compare --model {paths.model}",
-            file=sys.stderr,
-        )
+        print(f"{PROG}: interrupted while saving the model to {paths.model}", file=sys.stderr)
         return 130
 
-    config["status"] = "finished"
-    config["comparison"] = {
-        "episodes": summary["episodes"],
-        "seed": int(opts["compare_seed"]),
-        "wall_s": round(compare_s, 2),
-        "goal": summary["goal"],
-        "agents": {
-            k: {
-                "success_rate": v["success_rate"],
-                "success_ci95": v["success_ci95"],
-                "restricted_mean_time_s": v["restricted_mean_time_s"],
-            }
-            for k, v in summary["agents"].items()
-        },
-        "paired_vs_learned": summary["paired_vs_learned"],
-    }
+    # ---- comparison with the scripted agents on paired seeded episodes
+    extra = {"model": str(paths.model)}
+    if not final_comparison(env_id, paths.model, opts, paths, config, extra, PROG):
+        return 130
+
     config["total_wall_s"] = round(time.perf_counter() - t_script, 2)
     atomic_write_json(paths.config, config)
     names = ["model.zip", "config.json", "comparison.csv", "comparison.json", "episodes.csv"]

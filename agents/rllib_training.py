@@ -701,53 +701,11 @@ def train(
             f"checkpoint {final}"
         )
 
-    try:
-        from agents.compare import format_table, run_comparison
-        from agents.policies import load_policy
+    from agents.training import final_comparison
 
-        t1 = time.perf_counter()
-        policy = load_policy(final, env_id, device="cpu")
-        summary = run_comparison(
-            env_id,
-            policy,
-            int(opts["eval_episodes"]),
-            int(opts["compare_seed"]),
-            paths.root,
-            extra={"model": str(final), "framework": "rllib"},
-        )
-        print()
-        print(format_table(summary))
-        compare_s = time.perf_counter() - t1
-        if opts["gif"]:
-            from agents.render import render_gif
-
-            render_gif(env_id, paths.gif, model=policy, seed=int(opts["compare_seed"]), side=True)
-    except KeyboardInterrupt:
-        cfg_json["status"] = "interrupted during evaluation"
-        atomic_write_json(paths.config, cfg_json)
-        print(
-            f"{PROG}: interrupted during evaluation; the checkpoint is saved at {final}; "
-            f"evaluate it with: python -m agents.compare --model {final}",
-            file=sys.stderr,
-        )
+    extra = {"model": str(final), "framework": "rllib"}
+    if not final_comparison(env_id, final, opts, paths, cfg_json, extra, PROG, "checkpoint"):
         return 130
-
-    cfg_json["status"] = "finished"
-    cfg_json["comparison"] = {
-        "episodes": summary["episodes"],
-        "seed": int(opts["compare_seed"]),
-        "wall_s": round(compare_s, 2),
-        "goal": summary["goal"],
-        "agents": {
-            k: {
-                "success_rate": v["success_rate"],
-                "success_ci95": v["success_ci95"],
-                "restricted_mean_time_s": v["restricted_mean_time_s"],
-            }
-            for k, v in summary["agents"].items()
-        },
-        "paired_vs_learned": summary["paired_vs_learned"],
-    }
     cfg_json["total_wall_s"] = round(time.perf_counter() - t_script, 2)
     atomic_write_json(paths.config, cfg_json)
     gif = ", episode.gif" if opts["gif"] else ""

@@ -196,6 +196,73 @@ class RunPaths:
         return self.checkpoints / f"ckpt_{timesteps:09d}_steps.zip"
 
 
+def final_comparison(
+    env_id: str,
+    model_path: Path,
+    opts: dict[str, Any],
+    paths: Any,
+    config: dict[str, Any],
+    extra: dict[str, Any],
+    prog: str,
+    saved: str = "model",
+) -> bool:
+    """The end of a training run, for every framework: compare the trained policy at
+    ``model_path`` with the scripted agents on paired seeded episodes, print the table,
+    render the side-by-side GIF (``opts["gif"]``) and record the result in ``config``
+    (``status`` and ``comparison``; the caller writes it). Ctrl-C during it records the
+    interruption in ``paths.config``, prints how to evaluate the saved ``saved`` later and
+    returns False."""
+    import time
+
+    from agents.compare import format_table, run_comparison
+    from agents.policies import load_policy
+
+    try:
+        t1 = time.perf_counter()
+        policy = load_policy(model_path, env_id, device="cpu")
+        summary = run_comparison(
+            env_id,
+            policy,
+            int(opts["eval_episodes"]),
+            int(opts["compare_seed"]),
+            paths.root,
+            extra=extra,
+        )
+        print()
+        print(format_table(summary))
+        compare_s = time.perf_counter() - t1
+        if opts["gif"]:
+            from agents.render import render_gif
+
+            render_gif(env_id, paths.gif, model=policy, seed=int(opts["compare_seed"]), side=True)
+    except KeyboardInterrupt:
+        config["status"] = "interrupted during evaluation"
+        atomic_write_json(paths.config, config)
+        print(
+            f"{prog}: interrupted during evaluation; the {saved} is saved at {model_path}; "
+            f"evaluate it with: python -m agents.compare --model {model_path}",
+            file=sys.stderr,
+        )
+        return False
+    config["status"] = "finished"
+    config["comparison"] = {
+        "episodes": summary["episodes"],
+        "seed": int(opts["compare_seed"]),
+        "wall_s": round(compare_s, 2),
+        "goal": summary["goal"],
+        "agents": {
+            k: {
+                "success_rate": v["success_rate"],
+                "success_ci95": v["success_ci95"],
+                "restricted_mean_time_s": v["restricted_mean_time_s"],
+            }
+            for k, v in summary["agents"].items()
+        },
+        "paired_vs_learned": summary["paired_vs_learned"],
+    }
+    return True
+
+
 def atomic_write_json(path: Path, obj: Any) -> None:
     """Write JSON through a temp file in the same folder and ``os.replace``
     (:func:`steer_env.cli.atomic_output`)."""
