@@ -55,14 +55,16 @@ def test_metadata_agents_and_spaces():
     env = team_pursuit_v0.parallel_env()
     assert env.metadata["name"] == "team_pursuit_v0"
     assert env.possible_agents == ["pursuer_0", "pursuer_1", "pursuer_2"]
-    # 11 own features + 2 teammate slots + 1 opponent slot.
-    assert env.observation_space("pursuer_0").shape == (11 + 5 * 3,)
+    # 11 own features + max(N, M) - 1 = 2 teammate slots + max(N, M) = 3 opponent slots,
+    # whichever roles are learned: a policy trained against a script fits a learned side.
+    assert env.observation_space("pursuer_0").shape == (11 + 5 * 5,)
     assert env.action_space("pursuer_1") is env.action_space("pursuer_1")
     both = team_pursuit_v0.parallel_env(learned="both", n_evaders=2)
     assert both.possible_agents[-2:] == ["evader_0", "evader_1"]
     evaders = team_pursuit_v0.parallel_env(learned="evaders")
     assert evaders.possible_agents == ["evader_0"]
-    assert evaders.observation_space("evader_0").shape == (11 + 5 * 3,)  # 0 + 3 slots
+    assert evaders.observation_space("evader_0").shape == (11 + 5 * 5,)
+    assert both.observation_space("evader_1").shape == (11 + 5 * 5,)
 
 
 # --------------------------------------------------------------------------- episodes

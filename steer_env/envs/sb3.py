@@ -141,3 +141,201 @@ def make_sb3_vec_env(env_id: str, n_envs: int, seed: int | None = None, **kwargs
     if seed is not None:
         venv.seed(seed)
     return venv
+
+
+class TeamSB3VecEnv(VecEnv):
+    """Parameter sharing for the team task: one SB3 ``VecEnv`` slot per agent of ``role``.
+
+    Wraps a :class:`~steer_env.envs.team_vector.TeamPursuitVectorEnv` of ``E`` environments
+    whose ``role`` (``"pursuer"`` or ``"evader"``) has ``r`` learned agents: ``num_envs`` is
+    ``E * r`` and slot ``e * r + j`` is agent ``j`` of that role in environment ``e``, so
+    one policy is trained on every agent's experience. When the other role is learned too,
+    ``opponent`` (anything with SB3's ``predict``, e.g. a frozen model) acts for it.
+
+    Episode boundaries per slot (SB3's ``VecEnv`` contract, same-step reset):
+
+    * when an environment's episode ends, each of its slots reports ``done`` with
+      ``infos[slot]["terminal_observation"]``, ``"TimeLimit.truncated"`` False (the time
+      limit ends the task) and ``"is_success"`` (pursuers: every evader captured; an evader:
+      not captured); the observation returned is the next episode's first;
+    * an agent that leaves the game while its environment plays on (a captured evader when
+      ``n_evaders > 1``) reports ``done`` on that step with its terminal observation; until
+      the environment's episode ends, its slot then plays a filler episode of zero
+      observations and zero rewards (its actions are ignored) that ends, ``done`` with
+      ``infos[slot]["departed"] = True``, when the environment's does. Pursuers never
+      leave early, nor does the only evader of the default task (its capture ends the
+      episode), so the default training has no filler steps.
+    """
+
+    def __init__(self, vector_env: Any, role: str = "pursuer", opponent: Any = None) -> None:
+        from steer_env.engine import layout
+        from steer_env.envs.team_vector import TeamPursuitVectorEnv
+
+        if not isinstance(vector_env, TeamPursuitVectorEnv):
+            raise TypeError(
+                f"vector_env must be a TeamPursuitVectorEnv, got {type(vector_env).__name__}"
+            )
+        if role not in layout.TEAM_NAMES:
+            raise ValueError(f"role must be one of {', '.join(layout.TEAM_NAMES)}, got {role!r}")
+        code = layout.TEAM_NAMES.index(role)
+        self.vector_env = vector_env
+        self.role = role
+        self.slots = np.flatnonzero(vector_env.agent_team == code)
+        self.others = np.flatnonzero(vector_env.agent_team != code)
+        if self.slots.size == 0:
+            raise ValueError(
+                f"role {role!r} is not learned in this env (learned="
+                f"{vector_env.config.learned!r}): build it with learned={role + 's'!r} or 'both'"
+            )
+        if self.others.size and opponent is None:
+            raise ValueError(
+                "both roles are learned (learned='both'): pass opponent=<a policy with "
+                "predict()> to act for the other role"
+            )
+        self.opponent = opponent
+        self.n_envs_inner = vector_env.num_envs
+        self.per_env = int(self.slots.size)
+        super().__init__(
+            self.n_envs_inner * self.per_env,
+            vector_env.single_observation_space,
+            vector_env.single_action_space,
+        )
+        self.render_mode = vector_env.render_mode
+        self.metadata = {
+            **self.metadata,
+            "render_fps": vector_env.metadata["render_fps"],
+            "render_modes": list(vector_env.metadata["render_modes"]),
+        }
+        self._actions: NDArray[np.float64] | None = None
+        self._obs: NDArray[np.float32] | None = None  # all agents' last observations
+        self._seed: int | None = None
+        self._success_by_capture = role == "pursuer"
+
+    def seed(self, seed: int | None = None) -> Sequence[int | None]:
+        """Seeds per *environment*: environment ``e`` (slots ``e*r .. e*r+r-1``) starts like
+        ``team_pursuit_v0.parallel_env(...).reset(seed=seed + e)`` at the next reset."""
+        if seed is None:
+            seed = int(np.random.default_rng().integers(2**32))
+        self._seed = int(seed)
+        return [self._seed + e for e in range(self.n_envs_inner) for _ in range(self.per_env)]
+
+    def _slots_of(self, array: NDArray) -> NDArray:
+        """``(E, k, ...)`` -> ``(E * r, ...)``: this role's agents, environment-major."""
+        return array[:, self.slots].reshape(self.num_envs, *array.shape[2:])
+
+    def reset(self) -> NDArray[np.float32]:
+        obs, _ = self.vector_env.reset(seed=self._seed)
+        self._seed = None
+        self._reset_options()
+        self._obs = obs
+        return self._slots_of(obs).copy()
+
+    def step_async(self, actions: NDArray[np.float32]) -> None:
+        self._actions = validate_actions(actions, (self.num_envs, 2), "actions")
+
+    def step_wait(
+        self,
+    ) -> tuple[NDArray[np.float32], NDArray[np.float32], NDArray[np.bool_], list[dict[str, Any]]]:
+        if self._actions is None or self._obs is None:
+            raise RuntimeError("step_wait() called without reset() and step_async()")
+        venv = self.vector_env
+        E, r = self.n_envs_inner, self.per_env
+        playing = venv.in_game()
+        full = np.zeros((E, venv.n_agents, 2))
+        full[:, self.slots] = self._actions.reshape(E, r, 2)
+        self._actions = None
+        if self.others.size:
+            other_obs = self._obs[:, self.others].reshape(-1, venv.obs_dim)
+            other_act, _ = self.opponent.predict(other_obs, deterministic=True)
+            full[:, self.others] = np.asarray(other_act, dtype=np.float64).reshape(
+                E, self.others.size, 2
+            )
+        full[~playing] = 0.0
+        obs, rewards, terminations, _, info = venv.step(full)
+        done_env = info["done"]
+        was_playing = self._slots_of(playing)
+        left = self._slots_of(terminations) & was_playing  # left the game on this step
+        slot_env_done = np.repeat(done_env, r)
+        dones = left | slot_env_done
+        slot_obs = self._slots_of(obs).copy()
+        slot_obs[~was_playing] = 0.0  # filler slots observe nothing
+        rew = self._slots_of(rewards).astype(np.float32)
+        infos: list[dict[str, Any]] = [{} for _ in range(self.num_envs)]
+        if dones.any():
+            captured_evaders = info["capture_step"] >= 0
+            team_success = captured_evaders.all(axis=1)
+            agent_captured = self._slots_of(info["captured"])
+            for s in np.flatnonzero(dones).tolist():
+                e = s // r
+                entry: dict[str, Any] = {
+                    "terminal_observation": slot_obs[s].copy(),
+                    "TimeLimit.truncated": False,
+                }
+                if was_playing[s]:
+                    entry["is_success"] = bool(
+                        team_success[e] if self._success_by_capture else not agent_captured[s]
+                    )
+                else:
+                    entry["departed"] = True
+                infos[s] = entry
+        if done_env.any():
+            finished = np.flatnonzero(done_env)
+            new_obs, _ = venv.reset(options={"reset_mask": done_env})
+            obs = obs.copy()
+            obs[finished] = new_obs[finished]
+            restarted = np.repeat(done_env, r)
+            slot_obs[restarted] = self._slots_of(obs)[restarted]
+        # Agents that left keep observing zeros until their environment restarts.
+        still_out = ~self._slots_of(venv.in_game())
+        slot_obs[still_out] = 0.0
+        self._obs = obs
+        return slot_obs, rew, dones, infos
+
+    def close(self) -> None:
+        self.vector_env.close()
+
+    def get_images(self) -> Sequence[NDArray[np.uint8] | None]:
+        """One frame per *environment* (``render()`` tiles them)."""
+        if self.vector_env.render_mode is None:
+            return [None] * self.n_envs_inner
+        return list(self.vector_env.render())
+
+    def get_attr(self, attr_name: str, indices: VecEnvIndices = None) -> list[Any]:
+        value = getattr(self.vector_env, attr_name)
+        return [value for _ in self._get_indices(indices)]
+
+    def set_attr(self, attr_name: str, value: Any, indices: VecEnvIndices = None) -> None:
+        setattr(self.vector_env, attr_name, value)
+
+    def env_method(
+        self,
+        method_name: str,
+        *method_args: Any,
+        indices: VecEnvIndices = None,
+        **method_kwargs: Any,
+    ) -> list[Any]:
+        result = getattr(self.vector_env, method_name)(*method_args, **method_kwargs)
+        return [result for _ in self._get_indices(indices)]
+
+    def env_is_wrapped(
+        self, wrapper_class: type[gym.Wrapper], indices: VecEnvIndices = None
+    ) -> list[bool]:
+        return [False for _ in self._get_indices(indices)]
+
+
+def make_team_sb3_vec_env(
+    n_envs: int,
+    seed: int | None = None,
+    role: str = "pursuer",
+    opponent: Any = None,
+    **kwargs: Any,
+) -> TeamSB3VecEnv:
+    """A :class:`TeamSB3VecEnv` over ``n_envs`` team pursuit environments (``kwargs``: the
+    task's configuration, e.g. ``learned="evaders"``), seeded so that environment ``e``
+    starts like ``team_pursuit_v0.parallel_env(**kwargs).reset(seed=seed + e)``."""
+    from steer_env.envs.team_vector import TeamPursuitVectorEnv
+
+    venv = TeamSB3VecEnv(TeamPursuitVectorEnv(n_envs, **kwargs), role, opponent)
+    if seed is not None:
+        venv.seed(seed)
+    return venv

@@ -20,8 +20,9 @@ action space       ``Box(-1, 1, (2,), float32)`` per agent: steering force in th
 observation space  ``Box(-1, 1, (11 + 5 (T + O),), float32)`` per agent, egocentric: own
                    velocity (2), wall offsets (8), elapsed time (1), then ``T`` teammate
                    slots and ``O`` opponent slots, nearest first, each relative position
-                   (2), relative velocity (2), present flag (1). ``T``/``O`` fit the
-                   largest learned role (learned pursuers only: ``T = N - 1``, ``O = M``)
+                   (2), relative velocity (2), present flag (1); ``T = max(N, M) - 1``,
+                   ``O = max(N, M)`` for every agent whichever roles are learned (36
+                   values by default), slots beyond the agent's teammates/opponents absent
 reward (pursuer)   ``capture_reward`` for every evader the team captures on the step
                    (shared), plus shaping
 reward (evader)    ``-capture_reward`` when captured, ``+escape_reward`` when still in the
@@ -65,6 +66,7 @@ from steer_env.engine import layout
 from steer_env.engine.batch import Batch
 from steer_env.envs import streams
 from steer_env.envs.base import RENDER_FPS, validate_actions, validate_render_mode, validate_seed
+from steer_env.envs.team_vector import TeamPursuitVectorEnv
 from steer_env.tasks import TEAM_TASKS
 from steer_env.tasks.team_pursuit import TeamConfig
 
@@ -279,3 +281,10 @@ def raw_env(**kwargs: Any) -> parallel_to_aec_wrapper:
 def env(**kwargs: Any) -> AECEnv:
     """The AEC form as PettingZoo's ``parallel_to_aec`` returns it (order enforced)."""
     return parallel_to_aec(parallel_env(**kwargs))
+
+
+def vector_env(num_envs: int = 1, **kwargs: Any) -> TeamPursuitVectorEnv:
+    """The native batched form: ``num_envs`` environments stepped by one compiled call
+    (arrays ``(E, k, ...)``; see :mod:`steer_env.envs.team_vector`). Environment ``i`` of
+    ``vector_env(E, **cfg).reset(seed=s)`` equals ``parallel_env(**cfg).reset(seed=s + i)``."""
+    return TeamPursuitVectorEnv(num_envs, **kwargs)

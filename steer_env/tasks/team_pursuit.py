@@ -297,17 +297,13 @@ class TeamTask:
         return [pursuer] * cfg.n_pursuers + [evader] * cfg.n_evaders
 
     def world(self, cfg: TeamConfig) -> World:
-        """Episode end when every evader is captured or at the time limit. Every agent has
-        the same observation length, so the slots fit the largest learned role: teammates
-        ``max(team size) - 1``, opponents ``max(other team's size)`` over learned roles
-        (padding slots are flagged absent)."""
-        roles = []
-        if cfg.learned_pursuers:
-            roles.append((cfg.n_pursuers, cfg.n_evaders))
-        if cfg.learned_evaders:
-            roles.append((cfg.n_evaders, cfg.n_pursuers))
-        teammates = max((own - 1 for own, _ in roles), default=0)
-        opponents = max((other for _, other in roles), default=0)
+        """Episode end when every evader is captured or at the time limit. Every agent of
+        either role has the same observation length, whichever roles are learned (so a
+        policy trained against a script also acts against a learned opponent): teammate
+        slots ``max(N, M) - 1``, opponent slots ``max(N, M)``; slots beyond a role's
+        teammates or opponents are flagged absent."""
+        largest = max(cfg.n_pursuers, cfg.n_evaders)
+        teammates, opponents = largest - 1, largest
         return World(
             dt=cfg.dt,
             arena_size=cfg.arena_size,

@@ -1,0 +1,281 @@
+"""The team pursuit task batched: ``E`` environments x ``k`` learned agents, one compiled call.
+
+The native batched form of :mod:`steer_env.envs.team_pursuit_v0` for speed. Arrays instead
+of dicts: agent ``a`` of environment ``e`` is row ``[e, a]`` (the agents in
+``possible_agents`` order). Seeded with ``reset(seed=s)``, environment ``i`` follows
+exactly ``team_pursuit_v0.parallel_env(**same_config).reset(seed=s + i)`` given the same
+actions, through autoresets too (an unseeded reset continues each env's random stream, as
+the ``ParallelEnv``'s does).
+
+>>> from steer_env.envs import team_pursuit_v0
+>>> venv = team_pursuit_v0.vector_env(num_envs=4)
+>>> obs, infos = venv.reset(seed=0)
+>>> obs.shape, venv.possible_agents
+((4, 3, 36), ['pursuer_0', 'pursuer_1', 'pursuer_2'])
+
+==================== ===============================================================
+``reset(seed)``      observations ``(E, k, obs_dim)`` float32 and infos; ``seed`` an int
+                     (env ``i`` gets ``seed + i``), a list of ``E`` ints or ``None``s, or
+                     ``None``; ``options={"reset_mask": (E,) bool}`` resets only those
+``step(actions)``    actions ``(E, k, 2)``: each agent's steering force in its own frame,
+                     in units of its max force (clipped to length 1). Returns
+                     ``observations (E, k, obs_dim)``, ``rewards (E, k)``,
+                     ``terminations (E, k)``, ``truncations (E, k)`` (always False: the
+                     time limit is part of the task) and ``infos``
+autoreset            NEXT_STEP: the step after an environment's episode ended starts its
+                     next episode instead (its actions are ignored; rewards 0,
+                     terminations False, the first observations)
+agents in the game   ``infos["in_game"] (E, k)``: agents still playing after the step.
+                     An agent that left (a captured evader) has ``terminations`` True
+                     on the step it left and on every later step of that episode, reward
+                     0; its actions are ignored (they may be anything, NaN included)
+infos                ``in_game``, ``distance (E, k)`` (m to the nearest opponent),
+                     ``captured (E, k)``, ``reward_terms`` (``capture``, ``escape``,
+                     ``shaping``: ``(E, k)`` each), ``done (E,)``, ``captures (E,)`` (this
+                     step), ``evaders_left (E,)``, ``capture_step (E, M)`` (step each
+                     evader was captured, -1 if not)
+==================== ===============================================================
+
+Bad actions (wrong shape, or NaN/inf for an agent in the game) raise ``ValueError`` naming
+the agent and the environment; nothing is simulated.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from numpy.typing import NDArray
+
+from steer_env.engine import layout
+from steer_env.engine.batch import Batch
+from steer_env.envs.base import RENDER_FPS, validate_render_mode
+from steer_env.envs.vector import seeds_to_keys
+from steer_env.tasks import TEAM_TASKS
+from steer_env.tasks.team_pursuit import TeamConfig
+
+TASK = TEAM_TASKS["team_pursuit"]
+
+
+class TeamPursuitVectorEnv:
+    """``num_envs`` team pursuit environments in one batch (see the module docstring)."""
+
+    metadata = {  # noqa: RUF012 (read as a plain class attribute, like Gymnasium's)
+        "name": "team_pursuit_v0",
+        "render_modes": ["rgb_array"],
+        "render_fps": RENDER_FPS,
+        "autoreset_mode": "NextStep",
+    }
+
+    def __init__(self, num_envs: int = 1, render_mode: str | None = None, **kwargs: Any) -> None:
+        if kwargs.get("max_cycles") is not None:
+            # PettingZoo's name for the episode length, as the ParallelEnv accepts it.
+            cycles = kwargs.pop("max_cycles")
+            if "time_limit" in kwargs and kwargs["time_limit"] != cycles:
+                raise ValueError(
+                    f"max_cycles={cycles!r} disagrees with time_limit={kwargs['time_limit']!r}: "
+                    "pass only one of them"
+                )
+            kwargs["time_limit"] = cycles
+        kwargs.pop("max_cycles", None)
+        self.config: TeamConfig = TASK.config(**kwargs)
+        validate_render_mode(render_mode, self.metadata["render_modes"])
+        self.render_mode = render_mode
+        self.batch = Batch(TASK.roster(self.config), TASK.world(self.config), num_envs)
+        self.num_envs = self.batch.num_envs
+        self.possible_agents: list[str] = TASK.agent_names(self.config)
+        self.n_agents = len(self.possible_agents)
+        #: ``(k,)`` team code of each agent (:data:`layout.PURSUER` / :data:`layout.EVADER`).
+        self.agent_team = self.batch.team[self.batch.agent_index].copy()
+        self.obs_dim = self.batch.obs_dim
+        self.single_observation_space = spaces.Box(-1.0, 1.0, (self.obs_dim,), np.float32)
+        self.single_action_space = spaces.Box(-1.0, 1.0, (2,), np.float32)
+        self.observation_space = spaces.Box(
+            -1.0, 1.0, (self.num_envs, self.n_agents, self.obs_dim), np.float32
+        )
+        self.action_space = spaces.Box(-1.0, 1.0, (self.num_envs, self.n_agents, 2), np.float32)
+        self._rng = np.random.default_rng()
+        self._keyed = np.zeros(self.num_envs, dtype=bool)
+        self._ended = np.zeros(self.num_envs, dtype=bool)
+        self._started = False
+        self._renderers: dict[int, Any] = {}
+        self._trails: dict[int, Any] = {}
+
+    # ------------------------------------------------------------------ state views
+    def in_game(self) -> NDArray[np.bool_]:
+        """``(E, k)``: agents still playing in their current episode."""
+        return self.batch.state.capture_step[:, self.batch.agent_index] < 0
+
+    def _evader_capture_steps(self) -> NDArray[np.int64]:
+        return self.batch.state.capture_step[:, self.batch.team == layout.EVADER].copy()
+
+    # ------------------------------------------------------------------ API
+    def reset(
+        self,
+        *,
+        seed: int | list[int | None] | None = None,
+        options: dict[str, Any] | None = None,
+    ) -> tuple[NDArray[np.float32], dict[str, Any]]:
+        """Start new episodes in every environment (or those in ``options["reset_mask"]``)."""
+        mask = np.ones(self.num_envs, dtype=bool)
+        if options and "reset_mask" in options:
+            mask = np.asarray(options["reset_mask"], dtype=bool)
+            if mask.shape != (self.num_envs,):
+                raise ValueError(
+                    f"options['reset_mask'] must be a bool array of shape ({self.num_envs},), "
+                    f"got shape {mask.shape}"
+                )
+        envs = np.flatnonzero(mask)
+        obs = self.batch.observe()
+        if seed is not None:
+            keys = seeds_to_keys(seed, self.num_envs, self._rng)
+            self.batch.reset(envs, keys[envs], obs)
+        else:
+            # Envs never keyed draw a key from the OS; the others continue their streams.
+            new = envs[~self._keyed[envs]]
+            if new.size:
+                self.batch.reset(new, seeds_to_keys(None, new.size, self._rng), obs)
+            self.batch.reset(envs[self._keyed[envs]], None, obs)
+        self._keyed[envs] = True
+        self._ended[envs] = False
+        self._started = True
+        for i in envs.tolist():
+            if i in self._trails:
+                self._trails[i].reset(self.batch.state.position[i])
+        return obs, {
+            "in_game": self.in_game(),
+            "distance": self.batch.nearest_opponent_distance(),
+        }
+
+    def step(
+        self, actions: Any
+    ) -> tuple[
+        NDArray[np.float32],
+        NDArray[np.float64],
+        NDArray[np.bool_],
+        NDArray[np.bool_],
+        dict[str, Any],
+    ]:
+        if not self._started:
+            raise RuntimeError("call reset() before step()")
+        in_game = self.in_game()
+        act = self._validate(actions, in_game & ~self._ended[:, None])
+        active = None
+        ended = self._ended
+        if ended.any():
+            # NEXT_STEP autoreset: these envs start their next episode instead of stepping.
+            restart = np.flatnonzero(ended)
+            self.batch.reset(restart)
+            for i in restart.tolist():
+                if i in self._trails:
+                    self._trails[i].reset(self.batch.state.position[i])
+            active = ~ended
+        result = self.batch.step(act, active)
+        done = result.done.copy()
+        self._ended = done.copy()  # reset() clears it; the caller keeps ``done``
+        for i, trails in self._trails.items():
+            trails.push(self.batch.state.position[i])
+        evaders = self.batch.team == layout.EVADER
+        infos = {
+            "in_game": self.in_game() & ~done[:, None],
+            "distance": result.distance,
+            "captured": result.captured,
+            "reward_terms": {
+                "capture": result.reward_capture,
+                "escape": result.reward_escape,
+                "shaping": result.reward_shaping,
+            },
+            "done": done,
+            "captures": result.captures,
+            "evaders_left": np.count_nonzero(self.batch.state.alive[:, evaders], axis=1),
+            "capture_step": self._evader_capture_steps(),
+        }
+        return (
+            result.observation,
+            result.reward,
+            result.terminated,
+            np.zeros((self.num_envs, self.n_agents), dtype=bool),
+            infos,
+        )
+
+    def _validate(self, actions: Any, playing: NDArray[np.bool_]) -> NDArray[np.float64]:
+        """Actions as ``(E, k, 2)`` float64; the rows of agents not playing are zeroed (they
+        may hold anything); NaN or inf for an agent in the game is an error naming it."""
+        shape = (self.num_envs, self.n_agents, 2)
+        if isinstance(actions, np.ndarray) and actions.dtype.kind in "fiu":
+            arr = np.array(actions, dtype=np.float64)
+            if arr.shape != shape:
+                raise ValueError(f"actions must have shape {shape}, got {arr.shape}")
+        else:
+            arr = np.array(validate_actions_shape_only(actions, shape))
+        bad = ~np.isfinite(arr).all(axis=2) & playing
+        if bad.any():
+            e, a = np.argwhere(bad)[0]
+            raise ValueError(
+                f"action of agent {self.possible_agents[a]!r} in env {e} must be finite: got "
+                f"{arr[e, a].tolist()} (NaN or inf would poison the episode)"
+            )
+        arr[~playing] = 0.0
+        return arr
+
+    # ------------------------------------------------------------------ rendering
+    def render(self) -> tuple[NDArray[np.uint8], ...] | None:
+        """One ``(600, 600, 3)`` frame per environment (``render_mode="rgb_array"``)."""
+        if self.render_mode is None:
+            import warnings
+
+            warnings.warn(
+                "render() called without a render_mode: pass render_mode='rgb_array'",
+                stacklevel=2,
+            )
+            return None
+        from steer_env import rendering
+        from steer_env.envs import scene
+
+        frames = []
+        for i in range(self.num_envs):
+            if i not in self._renderers:
+                half = self.config.half_size
+                self._renderers[i] = rendering.Renderer(
+                    (-half, -half, half, half),
+                    width_px=600,
+                    render_mode="rgb_array",
+                    fps=RENDER_FPS,
+                    title="steer-env team_pursuit_v0",
+                )
+                self._trails[i] = rendering.Trails(scene.TRAIL_LENGTH)
+                self._trails[i].reset(self.batch.state.position[i])
+            frames.append(
+                scene.draw(self._renderers[i], self.batch, i, self._trails[i], self.config)
+            )
+        return tuple(frames)
+
+    def close(self) -> None:
+        for renderer in self._renderers.values():
+            renderer.close()
+        self._renderers.clear()
+        self._trails.clear()
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = self.__dict__.copy()
+        state["_renderers"] = {}
+        state["_trails"] = {}
+        return state
+
+
+def validate_actions_shape_only(actions: Any, shape: tuple[int, ...]) -> NDArray[np.float64]:
+    """``actions`` (anything array-like: lists, torch tensors) as float64 of ``shape``;
+    finiteness is checked per agent by the caller (departed agents' rows may be NaN)."""
+    if hasattr(actions, "detach") and callable(actions.detach):
+        actions = actions.detach().cpu()
+    try:
+        arr = np.asarray(actions, dtype=np.float64)
+    except (TypeError, ValueError, OverflowError) as exc:
+        raise ValueError(
+            f"actions must be numbers of shape {shape}, got {type(actions).__name__} "
+            f"({' '.join(str(exc).split())})"
+        ) from None
+    if arr.shape != shape:
+        raise ValueError(f"actions must have shape {shape}, got {arr.shape}")
+    return arr
