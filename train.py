@@ -69,7 +69,7 @@ RESUMABLE = (
     "progress",
 )
 #: Options fixed for the life of a run.
-FIXED = ("env", "algo", "n_envs", "seed")
+FIXED = ("env", "algo", "n_envs", "seed", "learned", "opponent_model")
 
 
 def algo_arg(text: str) -> str:
@@ -97,7 +97,25 @@ def build_parser() -> argparse.ArgumentParser:
     )
     # default=None everywhere: tells "given" from "default" when resuming.
     p.add_argument(
-        "--env", type=env_arg, default=None, help="pursuit (default) or evasion; full ids accepted"
+        "--env",
+        type=env_arg,
+        default=None,
+        help="pursuit (default), evasion or team_pursuit (shared-parameter PPO for a team); "
+        "full ids accepted",
+    )
+    p.add_argument(
+        "--learned",
+        choices=("pursuers", "evaders"),
+        default=None,
+        help="team_pursuit: the role trained with one shared policy (default pursuers; the "
+        "other role plays its scripted strategy, or --opponent-model)",
+    )
+    p.add_argument(
+        "--opponent-model",
+        type=Path,
+        default=None,
+        help="team_pursuit: a trained model of the other role, frozen, to train against "
+        "(a best response to it)",
     )
     p.add_argument("--algo", type=algo_arg, default=None, help="ppo (default) or sac")
     p.add_argument(
@@ -227,6 +245,14 @@ def resolve_options(args: argparse.Namespace) -> tuple[dict[str, Any], RunPaths,
             f"{env_tag(env)}__{algo}__{seed}__{datetime.now().strftime('%Y%m%d-%H%M%S')}"
         )
         paths = RunPaths(args.out / name)
+        from agents.team import is_team_env
+
+        if not is_team_env(env):
+            for flag in ("learned", "opponent_model"):
+                if flag in given:
+                    raise UsageError(
+                        f"--{flag.replace('_', '-')} is for the team task (--env team_pursuit)"
+                    )
         opts = {
             "env": env,
             "algo": algo,
@@ -245,6 +271,10 @@ def resolve_options(args: argparse.Namespace) -> tuple[dict[str, Any], RunPaths,
             ("progress", True),
         ):
             opts[key] = given.get(key, default)
+        if is_team_env(env):
+            opts["learned"] = given.get("learned", "pursuers")
+            opponent = given.get("opponent_model")
+            opts["opponent_model"] = str(opponent) if opponent is not None else None
         opts["eval_freq"] = given.get("eval_freq", max(1, opts["timesteps"] // 10))
         opts["checkpoint_freq"] = given.get("checkpoint_freq", max(1, opts["timesteps"] // 10))
         stale = prepare_run_dir(paths, resume=False, overwrite=args.overwrite)
@@ -334,7 +364,11 @@ def train(opts: dict[str, Any], paths: RunPaths, previous: dict[str, Any], resum
     device = resolve_device(opts["device"], algo)
     n_envs = int(opts["n_envs"])
     total = int(opts["timesteps"])
-    hp = previous.get("hyperparameters") or hyperparameters(algo, n_envs, total)
+    from agents.team import is_team_env, team_slots
+
+    # SB3's n_envs: environments, or agent slots of the trained role for the team task.
+    slots = n_envs * team_slots(opts) if is_team_env(env_id) else n_envs
+    hp = previous.get("hyperparameters") or hyperparameters(algo, slots, total)
     progress = bool(opts["progress"])
     if progress:
         try:
@@ -350,13 +384,37 @@ def train(opts: dict[str, Any], paths: RunPaths, previous: dict[str, Any], resum
     # Potential-based shaping leaves the optimal policy unchanged only when its discount is
     # the learner's: the env is built with the algorithm's gamma.
     env_kwargs = {"shaping_gamma": float(hp.get("gamma", 0.99))}
-    train_env = VecMonitor(make_sb3_vec_env(env_id, n_envs=n_envs, seed=session_seed, **env_kwargs))
     n_eval = int(opts["periodic_eval_episodes"])
-    eval_env = VecMonitor(
-        make_sb3_vec_env(
-            env_id, n_envs=min(10, n_eval), seed=EVAL_SEED + int(opts["seed"]), **env_kwargs
-        )
-    )
+    meta_extra: dict[str, Any] = {}
+    opponent = None
+    if is_team_env(env_id):
+        # Parameter sharing: one SB3 env slot per agent of the trained role
+        # (steer_env.envs.sb3.TeamSB3VecEnv), the other role scripted or a frozen model.
+        from agents.team import LEARNED_ROLE, load_team_policy
+        from steer_env.envs.sb3 import make_team_sb3_vec_env
+
+        role = "pursuer" if opts["learned"] == "pursuers" else "evader"
+        team_config: dict[str, Any] = {"learned": opts["learned"]}
+        if opts.get("opponent_model"):
+            other = "evader" if role == "pursuer" else "pursuer"
+            opponent = load_team_policy(opts["opponent_model"], other, device="cpu")
+            team_config["learned"] = "both"
+        assert team_config["learned"] in (LEARNED_ROLE[role], "both")
+
+        def make_env(n: int, seed: int) -> Any:
+            return make_team_sb3_vec_env(
+                n, seed=seed, role=role, opponent=opponent, **team_config, **env_kwargs
+            )
+
+        meta_extra = {"role": role, "config": {}}
+    else:
+
+        def make_env(n: int, seed: int) -> Any:
+            return make_sb3_vec_env(env_id, n_envs=n, seed=seed, **env_kwargs)
+
+    train_env = VecMonitor(make_env(n_envs, session_seed))
+    eval_env = VecMonitor(make_env(min(10, n_eval), EVAL_SEED + int(opts["seed"])))
+    assert train_env.num_envs == slots
     cls = algo_class(algo)
     if start:
         model = cls.load(
@@ -385,6 +443,7 @@ def train(opts: dict[str, Any], paths: RunPaths, previous: dict[str, Any], resum
         "obs_shape": list(train_env.observation_space.shape),
         "action_shape": list(train_env.action_space.shape),
         "versions": versions(),
+        **meta_extra,
     }
     sessions = list(previous.get("sessions", []))
     session = Session(
@@ -415,18 +474,19 @@ def train(opts: dict[str, Any], paths: RunPaths, previous: dict[str, Any], resum
         int(opts["eval_freq"]),
         n_eval,
         EVAL_SEED + int(opts["seed"]),
-        n_envs,
+        slots,
     )
     interrupted = False
     t0 = time.perf_counter()
     if remaining > 0:
-        steps = trained_timesteps(algo, hp, n_envs, remaining)
+        steps = trained_timesteps(algo, hp, slots, remaining)
+        team_note = f" x {slots // n_envs} shared-policy agents" if slots != n_envs else ""
         if steps != remaining:
             unit = (
-                f"whole rollouts of {hp['n_steps'] * n_envs:,} timesteps "
-                f"(n_steps {hp['n_steps']} x {n_envs} envs)"
+                f"whole rollouts of {hp['n_steps'] * slots:,} timesteps "
+                f"(n_steps {hp['n_steps']} x {slots} envs)"
                 if algo in ON_POLICY
-                else f"whole steps of the {n_envs} envs"
+                else f"whole steps of the {slots} envs"
             )
             print(
                 f"note: {algo.upper()} trains in {unit}: {steps:,} timesteps instead of the "
@@ -435,7 +495,7 @@ def train(opts: dict[str, Any], paths: RunPaths, previous: dict[str, Any], resum
             )
         print(
             f"training {algo.upper()} on {env_id} for {steps:,} timesteps "
-            f"({n_envs} envs, {device}) -> {paths.root}",
+            f"({n_envs} envs{team_note}, {device}) -> {paths.root}",
             flush=True,
         )
         try:
@@ -501,7 +561,9 @@ def train(opts: dict[str, Any], paths: RunPaths, previous: dict[str, Any], resum
         return 130
 
     # ---- comparison with the scripted agents on paired seeded episodes
-    extra = {"model": str(paths.model)}
+    extra: dict[str, Any] = {"model": str(paths.model)}
+    if opponent is not None:
+        extra["opponent"] = opponent
     if not final_comparison(env_id, paths.model, opts, paths, config, extra, PROG):
         return 130
 

@@ -465,6 +465,14 @@ def run_comparison(
 
 # ------------------------------------------------------------------ CLI
 def env_arg(text: str) -> str:
+    """A single-agent task's env id, or a multi-agent task's name (``team_pursuit``, also
+    accepted as its PettingZoo module name ``team_pursuit_v0``)."""
+    from steer_env.tasks import TEAM_TASKS
+
+    key = text.strip().lower()
+    for name, task in TEAM_TASKS.items():
+        if key in (name, task.env_module.rsplit(".", 1)[-1]):
+            return name
     try:
         return resolve_env_id(text)
     except UsageError as exc:
@@ -490,7 +498,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--env",
         type=env_arg,
         default=None,
-        help="pursuit or evasion (default: read from the model; pursuit if no model)",
+        help="pursuit, evasion or team_pursuit (default: read from the model; pursuit if no model)",
     )
     p.add_argument(
         "--episodes",
@@ -511,6 +519,13 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="compare the scripted agents only (no model needed)",
     )
+    p.add_argument(
+        "--opponent-model",
+        type=Path,
+        default=None,
+        help="team_pursuit: a model of the other role, so learned plays learned (the "
+        "cross-play table gets a learned row and a learned column)",
+    )
     return p
 
 
@@ -520,6 +535,14 @@ def main(argv: list[str] | None = None) -> int:
     try:
         policy = None
         env_id = args.env
+        if env_id is None and args.model is not None:
+            env_id = read_model_metadata(args.model).get("env_id")
+        from agents import team
+
+        if team.is_team_env(env_id):
+            return team.compare_main(args, prog)
+        if args.opponent_model is not None:
+            raise UsageError("--opponent-model is for the team task (--env team_pursuit)")
         if not args.no_learned:
             if args.model is None:
                 env_id = env_id or "steer_env/Pursuit-v0"

@@ -215,7 +215,8 @@ def build_parser() -> Any:
     p.add_argument(
         "--agent",
         default="learned",
-        help="learned, classic, naive, classic-pursuer, naive-pursuer, classic-evader",
+        help="learned, classic, naive, classic-pursuer, naive-pursuer, classic-evader; "
+        "team_pursuit: learned or a scripted team (reynolds, cooperative)",
     )
     p.add_argument(
         "--model",
@@ -227,8 +228,8 @@ def build_parser() -> Any:
         "--env",
         type=env_arg,
         default=None,
-        help="pursuit or evasion (default: from the model, or from a long agent "
-        "name, else pursuit)",
+        help="pursuit, evasion or team_pursuit (default: from the model, or from a long "
+        "agent name, else pursuit)",
     )
     cli.add_seed(p, 0, "episode seed")
     p.add_argument(
@@ -263,6 +264,10 @@ def main(argv: list[str] | None = None) -> int:
             elif agent in ("classic-evader",):
                 env_id = "steer_env/Evasion-v0"
             env_id = env_id or "steer_env/Pursuit-v0"
+        from agents import team
+
+        if team.is_team_env(env_id):
+            return team.render_main(args)
         if args.side_by_side and args.human:
             raise UsageError("--side-by-side writes a file; it cannot be combined with --human")
         if args.side_by_side and agent not in ("learned",):

@@ -42,6 +42,8 @@ ON_POLICY = ("ppo",)
 #: 2 CPU cores.
 DEFAULT_TIMESTEPS = {
     ("ppo", "pursuit"): 300_000,
+    ("ppo", "team_pursuit"): 300_000,
+    ("sac", "team_pursuit"): 50_000,
     ("ppo", "evasion"): 500_000,
     ("sac", "pursuit"): 50_000,
     ("sac", "evasion"): 50_000,
@@ -117,7 +119,7 @@ def env_tag(env_id: str) -> str:
 
 
 def default_timesteps(algo: str, env_id: str) -> int:
-    return DEFAULT_TIMESTEPS[(algo, ENV_SHORT[env_id])]
+    return DEFAULT_TIMESTEPS[(algo, ENV_SHORT.get(env_id, env_id))]
 
 
 def hyperparameters(algo: str, n_envs: int, timesteps: int) -> dict[str, Any]:
@@ -214,8 +216,14 @@ def final_comparison(
     returns False."""
     import time
 
+    from agents import team
     from agents.compare import format_table, run_comparison
     from agents.policies import load_policy
+
+    if team.is_team_env(env_id):
+        return team.final_team_comparison(
+            model_path, opts, paths, config, prog, opponent=extra.get("opponent")
+        )
 
     try:
         t1 = time.perf_counter()
