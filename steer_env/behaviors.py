@@ -12,8 +12,13 @@ seeks one point with every vehicle. Units: m, s, m/s, N (see :mod:`steer_env.phy
 
 Where the literature offers variants, this module picks (and says so in each docstring)
 Reynolds' definitions, with the parameters of Buckland's *Programming Game AI by Example*
-(2005, ch. 3) where Reynolds leaves them open. Inputs are not validated here (hot path);
-:class:`steer_env.physics.Vehicles` and the environments validate once at construction.
+(2005, ch. 3) where Reynolds leaves them open. Where the variants differ in a way that matters,
+the other one is an option by name: ``separation_form`` (:func:`separation`),
+``wander_form`` (:func:`wander`) and ``prediction_form`` (:func:`pursuit`, :func:`evade`,
+:func:`predict_position`); :mod:`steer_env.core.options` lists them, and the README's
+"Fidelity to the classic behaviors" gives what each does to the scripted teams. Inputs are
+not validated here (hot path; the option names are): :class:`steer_env.physics.Vehicles`
+and the environments validate once at construction.
 
 Every formula is a scalar kernel of :mod:`steer_env.core.behaviors`; the functions here
 broadcast their arguments and run those kernels over them in compiled loops. Flocking over
@@ -30,6 +35,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from steer_env.core.arrays import LOOPS, none_to_inf, rows, vectors_out
+from steer_env.core.options import PREDICTION_SEED, option_code
 from steer_env.neighbors import Neighbors
 
 Array = NDArray[np.float64]
@@ -57,17 +63,30 @@ def _flock_operands(
     return v, ms, np.empty((neighbors.n_vehicles, 2))
 
 
-def _pursuit(position, velocity, max_speed, target_position, target_velocity, max_t, aim_only):
-    lead, n, (p, v, ms, tp, tv, mt) = rows(
+def _prediction(prediction_form: str, target_max_speed: ArrayLike | None) -> tuple[int, object]:
+    """The kernel code of ``prediction_form`` and the target max speed operand it needs."""
+    form = option_code("prediction_form", prediction_form)
+    if form == PREDICTION_SEED and target_max_speed is None:
+        raise ValueError("prediction_form='seed' needs target_max_speed (m/s)")
+    return form, none_to_inf(target_max_speed)
+
+
+def _pursuit(
+    position, velocity, max_speed, target_position, target_velocity, max_t, aim_only,
+    prediction_form, target_max_speed,
+):  # fmt: skip
+    form, tms = _prediction(prediction_form, target_max_speed)
+    lead, n, (p, v, ms, tp, tv, mt, tm) = rows(
         (position, 1),
         (velocity, 1),
         (max_speed, 0),
         (target_position, 1),
         (target_velocity, 1),
         (none_to_inf(max_t), 0),
+        (tms, 0),
     )
     buf, out = vectors_out(lead, n)
-    LOOPS.pursuit(p, v, ms, tp, tv, mt, aim_only, buf)
+    LOOPS.pursuit(p, v, ms, tp, tv, mt, tm, form, aim_only, buf)
     return out
 
 
@@ -175,19 +194,31 @@ def predict_position(
     target_position: ArrayLike,
     target_velocity: ArrayLike,
     max_prediction_time: ArrayLike | None = None,
+    *,
+    prediction_form: str = "buckland",
+    target_max_speed: ArrayLike | None = None,
 ) -> Array:
-    """Where a target will be after the look-ahead time ``T = d / (max_speed + target_speed)``
-    (Buckland's estimate: the time to close the distance ``d`` if both moved head-on),
-    capped at ``max_prediction_time`` seconds when given."""
-    lead, n, (p, ms, tp, tv, mt) = rows(
+    """Where a target will be after the look-ahead time ``T``, capped at
+    ``max_prediction_time`` seconds when given: ``target_position + target_velocity * T``.
+
+    ``prediction_form`` chooses ``T`` before the cap: ``"buckland"`` (default),
+    ``T = d / (max_speed + target_speed)`` (Buckland's ``Pursuit``: the time to close the
+    distance ``d`` if both moved head-on); ``"seed"``, ``T = d / target_max_speed`` (the
+    seed document's ``pursue``/``evade``; needs ``target_max_speed``, m/s; a target that
+    cannot move gets ``T = 0``). Between equal vehicles at full speed the seed's look-ahead
+    is twice Buckland's.
+    """
+    form, tms = _prediction(prediction_form, target_max_speed)
+    lead, n, (p, ms, tp, tv, mt, tm) = rows(
         (position, 1),
         (max_speed, 0),
         (target_position, 1),
         (target_velocity, 1),
         (none_to_inf(max_prediction_time), 0),
+        (tms, 0),
     )
     buf, out = vectors_out(lead, n)
-    LOOPS.predict_position(p, ms, tp, tv, mt, buf)
+    LOOPS.predict_position(p, ms, tp, tv, mt, tm, form, buf)
     return out
 
 
@@ -198,15 +229,19 @@ def pursuit_target(
     target_position: ArrayLike,
     target_velocity: ArrayLike,
     max_prediction_time: ArrayLike | None = None,
+    *,
+    prediction_form: str = "buckland",
+    target_max_speed: ArrayLike | None = None,
 ) -> Array:
-    """The point :func:`pursuit` seeks: the target's predicted position, or its current
-    position when it is ahead and coming straight at the pursuer (directions of motion
-    within ~18 degrees of opposite, Buckland's ``RelativeHeading < -0.95`` test, taken from
-    the two velocities, so a stopped pursuer always predicts), where prediction only adds
-    error."""
+    """The point :func:`pursuit` seeks: the target's predicted position
+    (:func:`predict_position`), or its current position when it is ahead and coming
+    straight at the pursuer (directions of motion within ~18 degrees of opposite,
+    Buckland's ``RelativeHeading < -0.95`` test, taken from the two velocities, so a
+    stopped pursuer always predicts), where prediction only adds error."""
     return _pursuit(
-        position, velocity, max_speed, target_position, target_velocity, max_prediction_time, True
-    )
+        position, velocity, max_speed, target_position, target_velocity, max_prediction_time,
+        True, prediction_form, target_max_speed,
+    )  # fmt: skip
 
 
 def pursuit(
@@ -216,12 +251,17 @@ def pursuit(
     target_position: ArrayLike,
     target_velocity: ArrayLike,
     max_prediction_time: ArrayLike | None = None,
+    *,
+    prediction_form: str = "buckland",
+    target_max_speed: ArrayLike | None = None,
 ) -> Array:
     """Seek the target's predicted future position (Reynolds' pursuit; see
-    :func:`pursuit_target` for the prediction)."""
+    :func:`pursuit_target` for the point and :func:`predict_position` for
+    ``prediction_form``)."""
     return _pursuit(
-        position, velocity, max_speed, target_position, target_velocity, max_prediction_time, False
-    )
+        position, velocity, max_speed, target_position, target_velocity, max_prediction_time,
+        False, prediction_form, target_max_speed,
+    )  # fmt: skip
 
 
 def evade(
@@ -232,11 +272,16 @@ def evade(
     threat_velocity: ArrayLike,
     threat_range: ArrayLike | None = None,
     max_prediction_time: ArrayLike | None = None,
+    *,
+    prediction_form: str = "buckland",
+    target_max_speed: ArrayLike | None = None,
 ) -> Array:
     """Flee the threat's predicted future position (Reynolds' evasion, the mirror of
-    :func:`pursuit`, with the same look-ahead). Threats farther than ``threat_range`` (m)
-    are ignored (zero force), as in Buckland's ``Evade``."""
-    lead, n, (p, v, ms, tp, tv, tr, mt) = rows(
+    :func:`pursuit`, with the same look-ahead; ``target_max_speed`` is the threat's). Threats
+    farther than ``threat_range`` (m) are ignored (zero force), as in Buckland's ``Evade``.
+    """
+    form, tms = _prediction(prediction_form, target_max_speed)
+    lead, n, (p, v, ms, tp, tv, tr, mt, tm) = rows(
         (position, 1),
         (velocity, 1),
         (max_speed, 0),
@@ -244,9 +289,10 @@ def evade(
         (threat_velocity, 1),
         (none_to_inf(threat_range), 0),
         (none_to_inf(max_prediction_time), 0),
+        (tms, 0),
     )
     buf, out = vectors_out(lead, n)
-    LOOPS.evade(p, v, ms, tp, tv, tr, mt, buf)
+    LOOPS.evade(p, v, ms, tp, tv, tr, mt, tm, form, buf)
     return out
 
 
@@ -264,6 +310,7 @@ def wander(
     dt: float,
     rng: np.random.Generator | None = None,
     noise: ArrayLike | None = None,
+    wander_form: str = "seek",
 ) -> tuple[Array, Array]:
     """Buckland's wander: a target jittered on a circle projected ahead of the vehicle.
 
@@ -271,9 +318,13 @@ def wander(
     circle's centre) is the state. Each call adds a random displacement uniform in
     ``[-jitter*dt, jitter*dt]`` per axis (``jitter`` in m/s, Buckland's
     ``WanderJitterPerSec``), projects the result back onto the circle of ``radius`` m, and
-    places the circle ``distance`` m ahead of the vehicle. The vehicle seeks that point.
-    Because the target moves by at most ``jitter * dt * sqrt(2)`` per step, the heading
-    changes smoothly.
+    places the circle ``distance`` m ahead of the vehicle. With ``wander_form="seek"``
+    (default) the vehicle seeks that point (Reynolds' desired velocity at ``max_speed``,
+    minus the velocity); with ``wander_form="offset"`` the force is the offset from the
+    vehicle to the point itself (Buckland's ``Wander`` and the seed document return
+    ``target_world - position``, a force of ``distance +/- radius`` N that ignores
+    ``max_speed``). Because the target moves by at most ``jitter * dt * sqrt(2)`` per step,
+    the heading changes smoothly.
 
     Randomness comes only from ``rng`` (a :class:`numpy.random.Generator`) or from
     ``noise``, pre-drawn uniform values in ``[-1, 1]`` of shape ``(..., 2)``: give exactly
@@ -281,6 +332,7 @@ def wander(
 
     Returns ``(force, new_wander_target)``.
     """
+    form = option_code("wander_form", wander_form)
     if (rng is None) == (noise is None):
         raise ValueError("wander needs exactly one of rng (a numpy Generator) or noise")
     if noise is None:
@@ -290,7 +342,7 @@ def wander(
     )
     buf, force = vectors_out(lead, n)
     wbuf, new_target = vectors_out(lead, n)
-    LOOPS.wander(p, v, h, ms, wt, nz, float(radius), float(distance), jitter * dt, buf, wbuf)
+    LOOPS.wander(p, v, h, ms, wt, nz, float(radius), float(distance), jitter * dt, form, buf, wbuf)
     return force, new_target
 
 
@@ -309,20 +361,33 @@ def separation(
     max_speed: ArrayLike,
     neighbors: Neighbors,
     min_distance: float = 1e-3,
+    *,
+    separation_form: str = "reynolds",
 ) -> Array:
     """Steer away from neighbours, each weighted by the inverse of its distance.
 
-    Push direction: ``sum_j -offset_ij / d_ij**2`` (Buckland's ``Separation``: unit vector
-    away from each neighbour divided by its distance), with ``d_ij`` floored at
-    ``min_distance`` m so the weight stays finite. Coincident neighbours (``d == 0``, where
-    OpenSteer divides by zero) push along a deterministic, antisymmetric direction.
-    The desired velocity is ``max_speed`` along the push; vehicles without neighbours get
-    zero force. ``velocity`` is ``(N, 2)`` flattened like ``neighbors``.
+    Push: ``s = sum_j -offset_ij / d_ij**2`` (Buckland's ``Separation``: unit vector away
+    from each neighbour divided by its distance), with ``d_ij`` floored at ``min_distance``
+    m so the weight stays finite. Coincident neighbours (``d == 0``, where OpenSteer divides
+    by zero) push along a deterministic, antisymmetric direction. Vehicles without
+    neighbours get zero force. ``velocity`` is ``(N, 2)`` flattened like ``neighbors``.
+
+    ``separation_form`` turns the push into the force:
+
+    * ``"reynolds"`` (default): the desired velocity is ``max_speed`` along ``s``, the force
+      ``desired - velocity``. The 1/d weights only set the direction: one neighbour at the
+      edge of the neighbourhood pushes as hard as one at arm's length.
+    * ``"buckland"``: the force is ``s`` itself (Buckland returns the sum), so a lone
+      neighbour at ``d`` m pushes with ``1 / d`` N straight away from it and near
+      neighbours dominate; combine it with a weight that makes ``weight / d`` comparable
+      to the other forces at the distances that matter. ``max_speed`` and ``velocity``
+      are unused. The combination truncates it to the max force as usual.
     """
+    form = option_code("separation_form", separation_form)
     v, ms, out = _flock_operands(velocity, max_speed, neighbors)
     LOOPS.separation(
         neighbors.i, neighbors.j, _c(neighbors.offset), _c(neighbors.distance), v, ms,
-        float(min_distance), out,
+        float(min_distance), form, out,
     )  # fmt: skip
     return out
 

@@ -1,7 +1,10 @@
 """Scalar kernels of the steering behaviours (one vehicle, or one neighbour pair).
 
 Every behaviour returns a steering force ``(fx, fy)`` in N: Reynolds' *desired velocity
-minus current velocity* (Reynolds 1999, "Steering Behaviors For Autonomous Characters").
+minus current velocity* (Reynolds 1999, "Steering Behaviors For Autonomous Characters"),
+except the Buckland forms of separation and wander, chosen by the integer codes of
+:mod:`steer_env.core.options` (``separation_form``, ``wander_form``; ``prediction_form``
+chooses the pursuit/evade look-ahead).
 Optional limits of the numpy API (``None`` there) are ``math.inf`` here. The docstrings of
 :mod:`steer_env.behaviors` give the literature sources and the conditions under which each
 behaviour does what it promises; the formulas are stated again here, briefly.
@@ -17,6 +20,7 @@ from __future__ import annotations
 import math
 
 from steer_env.core.jit import kernel
+from steer_env.core.options import PREDICTION_SEED, SEPARATION_BUCKLAND, WANDER_OFFSET
 from steer_env.core.vecmath import (
     TINY,
     length,
@@ -76,16 +80,36 @@ def arrive(px, py, vx, vy, tx, ty, max_speed, slowing_radius, max_deceleration):
 
 # --- pursuit / evade
 @kernel
-def predict_position(px, py, max_speed, tpx, tpy, tvx, tvy, max_prediction_time):
-    """``tp + tv * T`` with ``T = min(|tp - p| / (max_speed + |tv|), max_prediction_time)``
-    (Buckland's look-ahead; ``max_prediction_time`` inf: no cap)."""
+def look_ahead_time(d, max_speed, target_speed, target_max_speed, prediction_form):
+    """Look-ahead of the prediction at distance ``d``: ``d / (max_speed + target_speed)``
+    (Buckland's, ``prediction_form`` 0: the time to close ``d`` if both moved head-on) or
+    ``d / target_max_speed`` (the seed document's, ``prediction_form`` 1; zero for a target
+    that cannot move)."""
+    if prediction_form == PREDICTION_SEED:
+        return d / target_max_speed if target_max_speed > 0.0 else 0.0
+    return d / (max_speed + target_speed)
+
+
+@kernel
+def predict_position(
+    px, py, max_speed, tpx, tpy, tvx, tvy, max_prediction_time, target_max_speed,
+    prediction_form,
+):  # fmt: skip
+    """``tp + tv * T`` with ``T = min(look_ahead_time(...), max_prediction_time)``
+    (``max_prediction_time`` inf: no cap; see :func:`look_ahead_time`)."""
     d = length(tpx - px, tpy - py)
-    look_ahead = min(d / (max_speed + length(tvx, tvy)), max_prediction_time)
+    look_ahead = min(
+        look_ahead_time(d, max_speed, length(tvx, tvy), target_max_speed, prediction_form),
+        max_prediction_time,
+    )
     return tpx + tvx * look_ahead, tpy + tvy * look_ahead
 
 
 @kernel
-def pursuit_target(px, py, vx, vy, max_speed, tpx, tpy, tvx, tvy, max_prediction_time):
+def pursuit_target(
+    px, py, vx, vy, max_speed, tpx, tpy, tvx, tvy, max_prediction_time, target_max_speed,
+    prediction_form,
+):  # fmt: skip
     """The target itself when it is ahead and coming head-on (cosine of the two directions
     of motion below :data:`HEAD_ON_COS`), else :func:`predict_position`."""
     hx, hy = normalize(vx, vy)
@@ -94,23 +118,38 @@ def pursuit_target(px, py, vx, vy, max_speed, tpx, tpy, tvx, tvy, max_prediction
     head_on = hx * thx + hy * thy < HEAD_ON_COS
     if ahead and head_on:
         return tpx, tpy
-    return predict_position(px, py, max_speed, tpx, tpy, tvx, tvy, max_prediction_time)
+    return predict_position(
+        px, py, max_speed, tpx, tpy, tvx, tvy, max_prediction_time, target_max_speed,
+        prediction_form,
+    )  # fmt: skip
 
 
 @kernel
-def pursuit(px, py, vx, vy, max_speed, tpx, tpy, tvx, tvy, max_prediction_time):
+def pursuit(
+    px, py, vx, vy, max_speed, tpx, tpy, tvx, tvy, max_prediction_time, target_max_speed,
+    prediction_form,
+):  # fmt: skip
     """:func:`seek` of :func:`pursuit_target` (Reynolds' pursuit)."""
-    ax, ay = pursuit_target(px, py, vx, vy, max_speed, tpx, tpy, tvx, tvy, max_prediction_time)
+    ax, ay = pursuit_target(
+        px, py, vx, vy, max_speed, tpx, tpy, tvx, tvy, max_prediction_time, target_max_speed,
+        prediction_form,
+    )  # fmt: skip
     return seek(px, py, vx, vy, ax, ay, max_speed)
 
 
 @kernel
-def evade(px, py, vx, vy, max_speed, tpx, tpy, tvx, tvy, threat_range, max_prediction_time):
+def evade(
+    px, py, vx, vy, max_speed, tpx, tpy, tvx, tvy, threat_range, max_prediction_time,
+    target_max_speed, prediction_form,
+):  # fmt: skip
     """:func:`flee` of the threat's :func:`predict_position`; zero when the threat is
     farther than ``threat_range`` m (inf: none)."""
     if not length(tpx - px, tpy - py) <= threat_range:
         return 0.0, 0.0
-    ax, ay = predict_position(px, py, max_speed, tpx, tpy, tvx, tvy, max_prediction_time)
+    ax, ay = predict_position(
+        px, py, max_speed, tpx, tpy, tvx, tvy, max_prediction_time, target_max_speed,
+        prediction_form,
+    )  # fmt: skip
     return flee(px, py, vx, vy, ax, ay, max_speed, math.inf)
 
 
@@ -135,11 +174,18 @@ def wander_world_target(px, py, hx, hy, wtx, wty, distance):
 
 
 @kernel
-def wander(px, py, vx, vy, hx, hy, max_speed, wtx, wty, nx, ny, radius, distance, jitter_dt):
-    """One wander step: returns ``(fx, fy, new_wtx, new_wty)``, the force seeking the moved
-    target ``distance`` m ahead (see :func:`wander_step`)."""
+def wander(
+    px, py, vx, vy, hx, hy, max_speed, wtx, wty, nx, ny, radius, distance, jitter_dt,
+    wander_form,
+):  # fmt: skip
+    """One wander step: returns ``(fx, fy, new_wtx, new_wty)`` for the target moved by
+    :func:`wander_step`, ``distance`` m ahead: the force seeks it (``wander_form`` 0,
+    Reynolds' desired velocity) or is the offset ``target - p`` itself (``wander_form`` 1,
+    Buckland's and the seed document's ``Wander``)."""
     ox, oy = wander_step(wtx, wty, nx, ny, radius, jitter_dt)
     ax, ay = wander_world_target(px, py, hx, hy, ox, oy, distance)
+    if wander_form == WANDER_OFFSET:
+        return ax - px, ay - py, ox, oy
     fx, fy = seek(px, py, vx, vy, ax, ay, max_speed)
     return fx, fy, ox, oy
 
@@ -179,6 +225,19 @@ def steer_towards(sx, sy, count, vx, vy, max_speed):
         return 0.0, 0.0
     dx, dy = set_magnitude(sx, sy, max_speed)
     return dx - vx, dy - vy
+
+
+@kernel
+def separation_finish(sx, sy, count, vx, vy, max_speed, separation_form):
+    """Separation's force from the summed :func:`separation_push` ``s``: Reynolds'
+    :func:`steer_towards` (``separation_form`` 0: max speed along ``s``, whatever the
+    distances) or ``s`` itself (``separation_form`` 1, Buckland's ``Separation``: each
+    neighbour pushes with ``1 / d``, N per 1/m); zero without neighbours."""
+    if count <= 0:
+        return 0.0, 0.0
+    if separation_form == SEPARATION_BUCKLAND:
+        return sx, sy
+    return steer_towards(sx, sy, count, vx, vy, max_speed)
 
 
 @kernel
@@ -341,7 +400,7 @@ def hide(
     if radii.shape[0] == 0:
         return evade(
             px, py, vx, vy, max_speed, hunter_px, hunter_py, hunter_vx, hunter_vy, math.inf,
-            math.inf,
+            math.inf, 0.0, 0,
         )  # fmt: skip
     best = math.inf
     bx = 0.0
@@ -365,7 +424,9 @@ def offset_pursuit(
     """:func:`arrive` at the leader's offset point (local ``(forward, side)`` m in the
     leader's frame) predicted with :func:`predict_position`'s look-ahead."""
     wx, wy = to_world(offx, offy, lhx, lhy)
-    ax, ay = predict_position(px, py, max_speed, wx + lpx, wy + lpy, lvx, lvy, math.inf)
+    ax, ay = predict_position(
+        px, py, max_speed, wx + lpx, wy + lpy, lvx, lvy, math.inf, 0.0, 0
+    )  # fmt: skip
     return arrive(px, py, vx, vy, ax, ay, max_speed, slowing_radius, math.inf)
 
 

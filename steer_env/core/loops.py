@@ -146,23 +146,24 @@ def arrive(p, v, t, ms, slowing, decel, out):
 
 
 @kernel
-def predict_position(p, ms, tp, tv, max_t, out):
-    sp, sm, sa, sb, st = _s(p), _s(ms), _s(tp), _s(tv), _s(max_t)
+def predict_position(p, ms, tp, tv, max_t, tms, form, out):
+    sp, sm, sa, sb, st, sx = _s(p), _s(ms), _s(tp), _s(tv), _s(max_t), _s(tms)
     for i in range(out.shape[0]):
         a, c, d = i * sp, i * sa, i * sb
         out[i, 0], out[i, 1] = cb.predict_position(
-            p[a, 0], p[a, 1], ms[i * sm], tp[c, 0], tp[c, 1], tv[d, 0], tv[d, 1], max_t[i * st]
-        )
+            p[a, 0], p[a, 1], ms[i * sm], tp[c, 0], tp[c, 1], tv[d, 0], tv[d, 1], max_t[i * st],
+            tms[i * sx], form,
+        )  # fmt: skip
 
 
 @kernel
-def pursuit(p, v, ms, tp, tv, max_t, aim_only, out):
+def pursuit(p, v, ms, tp, tv, max_t, tms, form, aim_only, out):
     """:func:`cb.pursuit` per row, or :func:`cb.pursuit_target` when ``aim_only``."""
-    sp, sv, sm, sa, sb, st = _s(p), _s(v), _s(ms), _s(tp), _s(tv), _s(max_t)
+    sp, sv, sm, sa, sb, st, sx = _s(p), _s(v), _s(ms), _s(tp), _s(tv), _s(max_t), _s(tms)
     for i in range(out.shape[0]):
         a, b, c, d = i * sp, i * sv, i * sa, i * sb
         args = (p[a, 0], p[a, 1], v[b, 0], v[b, 1], ms[i * sm], tp[c, 0], tp[c, 1], tv[d, 0],
-                tv[d, 1], max_t[i * st])  # fmt: skip
+                tv[d, 1], max_t[i * st], tms[i * sx], form)  # fmt: skip
         if aim_only:
             out[i, 0], out[i, 1] = cb.pursuit_target(*args)
         else:
@@ -170,26 +171,26 @@ def pursuit(p, v, ms, tp, tv, max_t, aim_only, out):
 
 
 @kernel
-def evade(p, v, ms, tp, tv, threat_range, max_t, out):
+def evade(p, v, ms, tp, tv, threat_range, max_t, tms, form, out):
     sp, sv, sm, sa, sb = _s(p), _s(v), _s(ms), _s(tp), _s(tv)
-    sr, st = _s(threat_range), _s(max_t)
+    sr, st, sx = _s(threat_range), _s(max_t), _s(tms)
     for i in range(out.shape[0]):
         a, b, c, d = i * sp, i * sv, i * sa, i * sb
         out[i, 0], out[i, 1] = cb.evade(
             p[a, 0], p[a, 1], v[b, 0], v[b, 1], ms[i * sm], tp[c, 0], tp[c, 1], tv[d, 0],
-            tv[d, 1], threat_range[i * sr], max_t[i * st],
+            tv[d, 1], threat_range[i * sr], max_t[i * st], tms[i * sx], form,
         )  # fmt: skip
 
 
 # --- wander
 @kernel
-def wander(p, v, h, ms, wt, noise, radius, distance, jitter_dt, out, wt_out):
+def wander(p, v, h, ms, wt, noise, radius, distance, jitter_dt, form, out, wt_out):
     sp, sv, sh, sm, sw, sn = _s(p), _s(v), _s(h), _s(ms), _s(wt), _s(noise)
     for i in range(out.shape[0]):
         a, b, c, d, e = i * sp, i * sv, i * sh, i * sw, i * sn
         out[i, 0], out[i, 1], wt_out[i, 0], wt_out[i, 1] = cb.wander(
             p[a, 0], p[a, 1], v[b, 0], v[b, 1], h[c, 0], h[c, 1], ms[i * sm], wt[d, 0],
-            wt[d, 1], noise[e, 0], noise[e, 1], radius, distance, jitter_dt,
+            wt[d, 1], noise[e, 0], noise[e, 1], radius, distance, jitter_dt, form,
         )  # fmt: skip
 
 
@@ -205,7 +206,7 @@ def wander_world_target(p, h, wt, distance, out):
 
 # --- flocking over neighbour pairs (i, j, offset = p_j - p_i, distance)
 @kernel
-def separation(pi, pj, offset, distance, v, ms, min_distance, out):
+def separation(pi, pj, offset, distance, v, ms, min_distance, form, out):
     n = out.shape[0]
     total = np.zeros((n, 2))
     count = np.zeros(n, np.int64)
@@ -219,8 +220,8 @@ def separation(pi, pj, offset, distance, v, ms, min_distance, out):
     sv, sm = _s(v), _s(ms)
     for i in range(n):
         a = i * sv
-        out[i, 0], out[i, 1] = cb.steer_towards(
-            total[i, 0], total[i, 1], count[i], v[a, 0], v[a, 1], ms[i * sm]
+        out[i, 0], out[i, 1] = cb.separation_finish(
+            total[i, 0], total[i, 1], count[i], v[a, 0], v[a, 1], ms[i * sm], form
         )
 
 

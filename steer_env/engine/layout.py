@@ -176,6 +176,10 @@ BEHAVIOR = np.dtype(
         ("flow_clockwise", "?"),
         ("flow_gain", "f8"),  # strength of the vortex's pull towards flow_radius
         ("flow_prediction", "f8"),  # s: the field is sampled at position + velocity * this
+        # Options (:mod:`steer_env.core.options`), as the index of the name there:
+        ("separation_form", "i8"),  # "reynolds" (desired velocity) or "buckland" (1/d sum)
+        ("wander_form", "i8"),  # "seek" the wander target or its "offset" as the force
+        ("prediction_form", "i8"),  # pursuit/evade look-ahead: "buckland" or "seed"
     ],
     align=True,
 )

@@ -138,10 +138,13 @@ def flock_force(kind, b, e, i, pos, vel, head, alive, vehicles):
             qx, qy = ox, oy
         sx += qx
         sy += qy
+    vx, vy, ms = vel[e, i, 0], vel[e, i, 1], vehicles[i].max_speed
+    if kind == SEPARATION:
+        return cb.separation_finish(sx, sy, count, vx, vy, ms, b.separation_form)
     if kind == COHESION and count > 0:
         sx /= count
         sy /= count
-    return cb.steer_towards(sx, sy, count, vel[e, i, 0], vel[e, i, 1], vehicles[i].max_speed)
+    return cb.steer_towards(sx, sy, count, vx, vy, ms)
 
 
 @inline_kernel
@@ -155,7 +158,7 @@ def single_target_force(rec, e, i, pos, vel, alive, vehicles, near_j):
     if kind == EVADE and rec.target == EACH_OPPONENT:
         return evade_each(rec, e, i, pos, vel, alive, vehicles)
     if rec.target == ARENA_CENTER:
-        tx, ty, tvx, tvy = 0.0, 0.0, 0.0, 0.0
+        tx, ty, tvx, tvy, tms = 0.0, 0.0, 0.0, 0.0, 0.0
     else:
         j = near_j
         if rec.target == NEAREST_TEAMMATE:
@@ -163,10 +166,16 @@ def single_target_force(rec, e, i, pos, vel, alive, vehicles, near_j):
         if j < 0:
             return 0.0, 0.0
         tx, ty, tvx, tvy = pos[e, j, 0], pos[e, j, 1], vel[e, j, 0], vel[e, j, 1]
+        tms = vehicles[j].max_speed
     if kind == PURSUIT:
-        return cb.pursuit(px, py, vx, vy, ms, tx, ty, tvx, tvy, rec.prediction_time)
+        return cb.pursuit(
+            px, py, vx, vy, ms, tx, ty, tvx, tvy, rec.prediction_time, tms, rec.prediction_form
+        )
     if kind == EVADE:
-        return cb.evade(px, py, vx, vy, ms, tx, ty, tvx, tvy, rec.threat_range, rec.prediction_time)
+        return cb.evade(
+            px, py, vx, vy, ms, tx, ty, tvx, tvy, rec.threat_range, rec.prediction_time, tms,
+            rec.prediction_form,
+        )  # fmt: skip
     if kind == SEEK:
         return cb.seek(px, py, vx, vy, tx, ty, ms)
     if kind == FLEE:
@@ -214,6 +223,7 @@ def raw_forces(rec, i, e0, m, state, active, vehicles, world, scene, near_j, dra
                 rec.wander_radius,
                 rec.wander_distance,
                 jitter_dt,
+                rec.wander_form,
             )
     elif kind == WALL_AVOIDANCE:
         h = world.half_size
@@ -443,6 +453,8 @@ def evade_each(b, e, i, pos, vel, alive, vehicles):
             vel[e, j, 1],
             b.threat_range,
             b.prediction_time,
+            vehicles[j].max_speed,
+            b.prediction_form,
         )
         sx += w * fx
         sy += w * fy

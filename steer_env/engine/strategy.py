@@ -16,10 +16,11 @@ A :class:`Strategy` is what a scripted vehicle does, written as data rather than
 Behaviours are listed in priority order (most important first). Every behaviour of
 :mod:`steer_env.behaviors` is available by name (:data:`~steer_env.engine.layout.BEHAVIOR_KINDS`);
 its parameters are the fields of :data:`~steer_env.engine.layout.BEHAVIOR` and default to
-the library's defaults. ``target`` says relative to whom it steers (the nearest opponent by
-default; see :data:`~steer_env.engine.layout.TARGET_NAMES`). ``active_beyond`` (m) makes a
-behaviour act only while the nearest opponent is farther than that (the classic evader
-wanders only while unthreatened).
+the library's defaults (the alternative forms of :mod:`steer_env.core.options`, such as
+``separation_form="buckland"``, by name). ``target`` says relative to whom it steers (the
+nearest opponent by default; see :data:`~steer_env.engine.layout.TARGET_NAMES`).
+``active_beyond`` (m) makes a behaviour act only while the nearest opponent is farther than
+that (the classic evader wanders only while unthreatened).
 
 The engine compiles the table (:func:`encode`) and runs it for the scripted vehicles of
 every environment; the classic baselines in :mod:`agents.scripted` run the very same
@@ -36,10 +37,11 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from steer_env.core.options import OPTIONS, option_code
 from steer_env.engine import layout
 
 #: Parameter defaults (the library's defaults where it has one). ``inf`` means "no limit".
-DEFAULTS: Mapping[str, float | bool] = {
+DEFAULTS: Mapping[str, float | bool | str] = {
     "probability": 1.0,
     "active_beyond": -1.0,
     "threat_range": math.inf,
@@ -68,6 +70,10 @@ DEFAULTS: Mapping[str, float | bool] = {
     "flow_clockwise": False,
     "flow_gain": 1.0,
     "flow_prediction": 0.5,
+    # The alternative forms of steer_env.core.options (by name; the first is the default).
+    "separation_form": "reynolds",
+    "wander_form": "seek",
+    "prediction_form": "buckland",
 }
 
 #: The target each behaviour steers relative to unless told otherwise.
@@ -127,6 +133,9 @@ class Behavior:
         if weight < 0:
             raise ValueError(f"{kind}.weight must be >= 0, got {weight!r}")
         for name, value in params.items():
+            if name in OPTIONS:
+                option_code(name, value, f"{kind}.{name}")
+                continue
             if name in _FLAGS:
                 if not isinstance(value, bool | np.bool_):
                     raise ValueError(f"{kind}.{name} must be True or False, got {value!r}")
@@ -220,5 +229,6 @@ def encode(
             row["target"] = layout.TARGET_NAMES.index(b.target)
             row["weight"] = b.weight
             for name in DEFAULTS:
-                row[name] = b.value(name)
+                value = b.value(name)
+                row[name] = option_code(name, value) if name in OPTIONS else value
     return table, info

@@ -1,0 +1,149 @@
+"""``python -m benchmarks.fidelity``: what the alternative forms of the classic behaviours
+do to the scripted teams of Pursuit-v0 and Evasion-v0.
+
+Every vehicle is scripted (the learned seat plays the task's classic baseline through the
+engine), and every variant plays the same ``--episodes`` seeded episodes (episode ``k``
+starts from seed ``--seed + k``, as in ``agents.compare``). Printed per task and variant:
+the pursuers' capture rate with its 95% Wilson interval, and the paired difference from
+the default (Newcombe's interval). The variants (:mod:`steer_env.core.options`):
+
+* ``separation_form="buckland"`` (the pursuers push 1/d from each other instead of at max
+  speed) and separation weight 0 (no separation);
+* ``prediction_form="seed"`` (look-ahead ``d / target max speed``) for the pursuers, the
+  evader, or both;
+* ``wander_form="offset"`` for the evader.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from agents.stats import paired_proportion_difference, wilson_interval
+from steer_env.engine.batch import Batch
+from steer_env.engine.strategy import Behavior, Strategy
+from steer_env.envs import streams
+from steer_env.tasks import Task, get_task
+
+Change = Callable[[Strategy], Strategy]
+
+
+def with_params(kind: str, weight: float | None = None, **params: object) -> Change:
+    """A change of every ``kind`` behaviour of a strategy: new ``params`` (and ``weight``)."""
+
+    def change(strategy: Strategy) -> Strategy:
+        behaviors = [
+            Behavior(
+                b.kind,
+                b.weight if weight is None or b.kind != kind else weight,
+                b.target,
+                **({**b.params, **params} if b.kind == kind else b.params),
+            )
+            for b in strategy.behaviors
+        ]
+        return Strategy(behaviors, strategy.combination, strategy.name)
+
+    return change
+
+
+def _same(strategy: Strategy) -> Strategy:
+    return strategy
+
+
+#: name -> (change of the pursuers' strategy, change of the evader's strategy).
+VARIANTS: dict[str, tuple[Change, Change]] = {
+    "default": (_same, _same),
+    "separation buckland": (with_params("separation", separation_form="buckland"), _same),
+    "separation weight 0": (with_params("separation", weight=0.0), _same),
+    "pursuit prediction seed": (with_params("pursuit", prediction_form="seed"), _same),
+    "evade prediction seed": (_same, with_params("evade", prediction_form="seed")),
+    "both predictions seed": (
+        with_params("pursuit", prediction_form="seed"),
+        with_params("evade", prediction_form="seed"),
+    ),
+    "wander offset": (_same, with_params("wander", wander_form="offset")),
+}
+
+
+def captures(
+    task: Task, episodes: int, seed: int, pursuers: Change = _same, evaders: Change = _same
+) -> np.ndarray:
+    """Whether each of ``episodes`` seeded episodes of ``task`` (default config) ended with
+    a capture, every vehicle scripted: the learned seat plays the task's classic baseline,
+    the opponents their default strategy; ``pursuers``/``evaders`` change the strategies of
+    the two teams."""
+    cfg = task.default_config
+    seat, *opponents = task.roster(cfg)
+    seat = dataclasses.replace(seat, strategy=next(iter(task.baselines.values()))(cfg))
+    roster = [seat, *opponents]
+    roster = [
+        dataclasses.replace(v, strategy=(pursuers if v.team == "pursuer" else evaders)(v.strategy))
+        for v in roster
+    ]
+    batch = Batch(roster, task.world(cfg), episodes)
+    batch.reset(None, streams.key_from_seed(np.arange(seed, seed + episodes, dtype=np.uint64)))
+    done = np.zeros(episodes, dtype=bool)
+    caught = np.zeros(episodes, dtype=bool)
+    for _ in range(cfg.time_limit):
+        result = batch.step(np.zeros((episodes, 0, 2)), active=~done)
+        caught |= result.captures > 0
+        done |= result.done
+    return caught
+
+
+def measure(
+    tasks: Sequence[str], episodes: int, seed: int, variants: Sequence[str]
+) -> list[dict[str, object]]:
+    """One row per task and variant: capture rate, Wilson interval, paired difference from
+    the default (percentage points)."""
+    rows = []
+    for name in tasks:
+        task = get_task(name)
+        base = captures(task, episodes, seed)
+        for variant in variants:
+            pursuers, evaders = VARIANTS[variant]
+            caught = base if variant == "default" else captures(
+                task, episodes, seed, pursuers, evaders
+            )  # fmt: skip
+            rate = wilson_interval(int(caught.sum()), episodes)
+            diff = paired_proportion_difference(caught.astype(float), base.astype(float))
+            rows.append({"task": task.env_id, "variant": variant, "rate": rate, "diff": diff})
+    return rows
+
+
+def format_rows(rows: list[dict[str, object]], episodes: int) -> str:
+    lines = [
+        f"capture rate of the scripted pursuers, {episodes} paired episodes, 95% intervals",
+        "| task | variant | capture rate | minus default, points |",
+        "|---|---|---|---|",
+    ]
+    for r in rows:
+        rate, diff = r["rate"], r["diff"]
+        lines.append(
+            f"| {r['task']} | {r['variant']} | {100 * rate.mean:.1f} "
+            f"[{100 * rate.lo:.1f}, {100 * rate.hi:.1f}]% | {100 * diff.mean:+.1f} "
+            f"[{100 * diff.lo:+.1f}, {100 * diff.hi:+.1f}] |"
+        )
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks.fidelity", description=__doc__.split("\n\n")[0]
+    )
+    parser.add_argument("--episodes", type=int, default=1000)
+    parser.add_argument("--seed", type=int, default=1_000_000, help="first episode seed")
+    parser.add_argument("--env", nargs="+", default=["pursuit", "evasion"])
+    parser.add_argument("--variants", nargs="+", default=list(VARIANTS), choices=list(VARIANTS))
+    args = parser.parse_args(argv)
+    if args.episodes < 1:
+        parser.error(f"--episodes must be a positive integer, got {args.episodes}")
+    print(format_rows(measure(args.env, args.episodes, args.seed, args.variants), args.episodes))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
