@@ -1,0 +1,200 @@
+"""The team task through the commands, in subprocesses: train.py (shared-parameter PPO for
+either role, resume, a frozen opponent), agents.compare (the cross-play table) and
+agents.render (side-by-side GIF), and their one-line errors."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from agents.policies import PolicyLoadError
+from agents.team import load_team_policy, play_team_episodes, run_team_comparison
+
+ROOT = Path(__file__).resolve().parents[1]
+SMALL = ["--n-envs", "2", "--episodes", "20", "--periodic-eval-episodes", "4", "--no-progress"]
+
+
+def _run(*args, timeout=300):
+    env = {
+        **os.environ,
+        "SDL_VIDEODRIVER": "dummy",
+        "SDL_AUDIODRIVER": "dummy",
+        "MPLBACKEND": "Agg",
+        "OMP_NUM_THREADS": "1",
+    }
+    return subprocess.run(
+        [sys.executable, *args], cwd=ROOT, capture_output=True, text=True, timeout=timeout, env=env
+    )
+
+
+@pytest.fixture(scope="module")
+def pursuer_run(tmp_path_factory):
+    out = tmp_path_factory.mktemp("runs")
+    r = _run(
+        "train.py",
+        "--env",
+        "team_pursuit",
+        "--timesteps",
+        "1536",
+        *SMALL,
+        "--out",
+        str(out),
+        "--name",
+        "team",
+    )
+    assert r.returncode == 0, r.stderr
+    return out, out / "team", r.stdout
+
+
+def test_train_team_pursuers_writes_a_shared_policy_and_the_cross_play_table(pursuer_run):
+    _out, run, stdout = pursuer_run
+    # 2 envs x 3 pursuers = 6 SB3 slots; PPO trains whole rollouts of 256 x 6.
+    assert "2 envs x 3 shared-policy agents" in stdout
+    for name in ("model.zip", "config.json", "comparison.json", "comparison.csv", "episode.gif"):
+        assert (run / name).is_file(), name
+    policy = load_team_policy(run / "model.zip")
+    assert policy.role == "pursuer"
+    assert policy.model.num_timesteps == 1536
+    config = json.loads((run / "config.json").read_text())
+    assert config["status"] == "finished"
+    assert config["options"]["learned"] == "pursuers"
+    cells = config["comparison"]["cells"]
+    assert set(cells) == {
+        "reynolds vs flow",
+        "cooperative vs flow",
+        "learned vs flow",
+    }
+    assert all(c["episodes"] == 20 for c in cells.values())
+    assert "learned vs flow - cooperative vs flow" in config["comparison"]["paired"]
+    # The table's learned row is what the policy does on those seeds.
+    again = play_team_episodes(policy, "flow", 20, config["comparison"]["seed"])
+    assert int(again.captured.sum()) == cells["learned vs flow"]["captures"]
+
+
+def test_resume_team_run_trains_further(pursuer_run):
+    out, run, _ = pursuer_run
+    r = _run(
+        "train.py",
+        "--resume",
+        "--name",
+        "team",
+        "--out",
+        str(out),
+        "--timesteps",
+        "3072",
+        "--no-gif",
+    )
+    assert r.returncode == 0, r.stderr
+    assert load_team_policy(run / "model.zip").model.num_timesteps == 3072
+
+
+def test_train_evaders_against_the_frozen_learned_team(pursuer_run, tmp_path):
+    _, run, _ = pursuer_run
+    r = _run(
+        "train.py",
+        "--env",
+        "team_pursuit",
+        "--learned",
+        "evaders",
+        "--opponent-model",
+        str(run / "model.zip"),
+        "--timesteps",
+        "512",
+        *SMALL,
+        "--out",
+        str(tmp_path),
+        "--name",
+        "ev",
+        "--no-gif",
+    )
+    assert r.returncode == 0, r.stderr
+    evader = load_team_policy(tmp_path / "ev" / "model.zip", "evader")
+    assert evader.role == "evader"
+    comparison = json.loads((tmp_path / "ev" / "comparison.json").read_text())
+    # Learned evader column and learned pursuer row: learned plays learned.
+    assert "learned vs learned" in comparison["cells"]
+    assert "reynolds vs learned" in comparison["cells"]
+
+
+def test_compare_and_render_the_team_task(pursuer_run, tmp_path):
+    _, run, _ = pursuer_run
+    r = _run(
+        "-m",
+        "agents.compare",
+        "--model",
+        str(run / "model.zip"),
+        "--episodes",
+        "10",
+        "--out",
+        str(tmp_path / "cmp"),
+    )
+    assert r.returncode == 0, r.stderr
+    assert "learned pursuers (PPO)" in r.stdout and "cooperative pursuers" in r.stdout
+    r = _run(
+        "-m",
+        "agents.render",
+        "--model",
+        str(run / "model.zip"),
+        "--side-by-side",
+        "--out",
+        str(tmp_path / "s.gif"),
+        "--seed",
+        "3",
+    )
+    assert r.returncode == 0, r.stderr
+    assert "learned team vs flow" in r.stdout and "cooperative team vs flow" in r.stdout
+    from PIL import Image
+
+    with Image.open(tmp_path / "s.gif") as gif:
+        assert gif.n_frames > 1 and gif.width > 2 * 300  # two episodes side by side
+
+
+@pytest.mark.parametrize(
+    ("args", "text"),
+    [
+        (["train.py", "--env", "pursuit", "--learned", "evaders"], "--learned is for the team"),
+        (["train.py", "--env", "team_pursuit", "--learned", "both"], "invalid choice"),
+        (
+            ["-m", "agents.compare", "--env", "pursuit", "--opponent-model", "x.zip"],
+            "--opponent-model is for the team task",
+        ),
+        (
+            ["-m", "agents.render", "--env", "team_pursuit", "--agent", "naive"],
+            "unknown agent 'naive' for team_pursuit",
+        ),
+        (
+            ["-m", "agents.compare", "--env", "team_pursuit", "--model", "missing.zip"],
+            "model file not found",
+        ),
+    ],
+)
+def test_team_command_errors_are_one_line(args, text):
+    r = _run(*args, timeout=120)
+    assert r.returncode != 0
+    assert text in r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1, r.stderr
+
+
+def test_a_single_agent_model_is_not_a_team_policy():
+    from agents.policies import default_model_path
+
+    with pytest.raises(PolicyLoadError, match="not team_pursuit"):
+        load_team_policy(default_model_path("steer_env/Pursuit-v0"))
+
+
+def test_scripted_cross_play_is_paired_and_deterministic():
+    a = run_team_comparison(None, None, 50, 123, None)
+    b = run_team_comparison(None, None, 50, 123, None)
+    assert a["cells"] == b["cells"]
+    assert set(a["cells"]) == {"reynolds vs flow", "cooperative vs flow"}
+    one = play_team_episodes("reynolds", "flow", 50, 123)
+    assert int(one.captured.sum()) == a["cells"]["reynolds vs flow"]["captures"]
+    # Episode k is the same episode in a batch of any size.
+    first = play_team_episodes("reynolds", "flow", 5, 123)
+    np.testing.assert_array_equal(first.capture_step, one.capture_step[:5])
