@@ -1,7 +1,13 @@
 """team_pursuit_v0: the team task and its PettingZoo front end (PettingZoo's own API, seed
-and max-cycles tests, agent removal, episode end, bad input, a calibration smoke)."""
+and max-cycles tests, agent removal, episode end, bad input, issue 10's calibration)."""
 
 from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -10,11 +16,13 @@ pytest.importorskip("pettingzoo")
 
 from pettingzoo.test import api_test, max_cycles_test, parallel_api_test, parallel_seed_test
 
+from agents import team_calibration
 from steer_env.engine.batch import Batch
 from steer_env.envs import streams, team_pursuit_v0
-from steer_env.tasks import TASKS, TEAM_TASKS
+from steer_env.tasks import TASKS, TEAM_TASKS, team_pursuit
 
 TASK = TEAM_TASKS["team_pursuit"]
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def _snapshot(env):
@@ -229,43 +237,80 @@ def test_the_team_task_is_registered_apart_from_the_single_agent_tasks():
 
 
 # --------------------------------------------------------------------------- calibration
-def _scripted_capture_rate(episodes: int, **kwargs) -> float:
-    """Capture rate of the scripted teams (nothing learned), seeds 1,000,000 onwards."""
-    cfg = TASK.config(learned="none", **kwargs)
-    batch = Batch(TASK.roster(cfg), TASK.world(cfg), episodes)
-    batch.reset(None, streams.key_from_seed(np.arange(1_000_000, 1_000_000 + episodes)))
-    done = np.zeros(episodes, dtype=bool)
-    caught = np.zeros(episodes, dtype=bool)
-    for _ in range(cfg.time_limit):
-        result = batch.step(np.zeros((episodes, 0, 2)), active=~done)
-        caught |= result.captures > 0
-        done |= result.done
-    assert done.all()
-    return float(caught.mean())
+def _rates(episodes: int, seed: int = 1_000_000) -> dict:
+    """Capture counts of the three scripted teams on the same seeded episodes."""
+    return team_calibration.measure(episodes, seed)
 
 
-def test_calibration_smoke_scripted_teams_against_the_flow_evader(capsys):
-    rates = {
-        "reynolds x3": _scripted_capture_rate(100),
-        "cooperative x3": _scripted_capture_rate(100, pursuer_strategy="cooperative"),
-        "reynolds x1": _scripted_capture_rate(100, n_pursuers=1),
-    }
-    with capsys.disabled():
-        print("\ncapture rates over 100 episodes:", rates)
-    # Loose bounds: a faster evader is not caught every time, and three pursuers do at
-    # least as well as one.
-    assert all(0.0 < r < 1.0 for r in rates.values())
-    assert rates["reynolds x3"] >= rates["reynolds x1"]
-
-
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 10's targets are not met yet: measured 90% (team) and 51% (alone) over "
-    "200 episodes with the default flow evader; the targets are <= 35% and <= 5%",
-)
 def test_calibration_targets_of_issue_10():
-    assert _scripted_capture_rate(100) <= 0.35
-    assert _scripted_capture_rate(100, n_pursuers=1) <= 0.05
+    # 1,000 paired episodes per team (one batch each, ~1 s per team once compiled). The
+    # targets hold with 95% confidence, not just on the point estimates: the Wilson upper
+    # bounds are within them, and the cooperative team's interval lies above the Reynolds
+    # team's. Measured (seeds 1000000..): 6.7% [5.3, 8.4], 43.7% [40.7, 46.8], 1.7% [1.1, 2.7].
+    rates = _rates(1000)
+    team, coop, lone = rates["reynolds x3"], rates["cooperative x3"], rates["reynolds x1"]
+    assert team["hi"] <= 0.35
+    assert lone["hi"] <= 0.05
+    assert coop["lo"] > team["hi"]
+    assert all(ok for _, ok in team_calibration.targets(rates))
+    # Paired starts: a lone pursuer never captures more than the team on the same seeds.
+    assert lone["captures"] <= team["captures"]
+
+
+def test_scripted_capture_steps_are_paired_and_deterministic():
+    a = team_pursuit.scripted_capture_steps(64, seed=5)
+    np.testing.assert_array_equal(a, team_pursuit.scripted_capture_steps(64, seed=5))
+    cfg = TASK.config()
+    assert ((a == -1) | ((a >= 1) & (a <= cfg.time_limit))).all()
+    assert (a > 0).any()
+    # A tiny capture radius never captures.
+    assert (team_pursuit.scripted_capture_steps(16, capture_radius=1e-9) == -1).all()
+
+
+def test_the_flow_evader_is_a_weighted_sum_with_the_vortex_only_while_unthreatened():
+    cfg = TASK.config(threat_range=4.5, evader_feeler_length=0.7, flow_radius=8.0)
+    s = TASK.strategy_of("evader", cfg)
+    assert s.combination == "weighted_sum"
+    walls, evade, flow = s.behaviors
+    assert walls.kind == "wall_avoidance" and walls.value("feeler_length") == 0.7
+    assert evade.kind == "evade" and evade.target == "each_opponent"
+    assert evade.value("threat_range") == 4.5
+    assert evade.value("prediction_time") == cfg.max_prediction_time
+    assert flow.kind == "flow_field" and flow.target == "arena_center"
+    assert flow.value("active_beyond") == 4.5 and flow.value("flow_radius") == 8.0
+    # The pursuers keep their own feelers.
+    reynolds = TASK.strategy_of("pursuer", cfg)
+    assert reynolds.behaviors[0].value("feeler_length") == cfg.feeler_length == 2.0
+    with pytest.raises(ValueError, match="evader_feeler_length"):
+        TASK.config(evader_feeler_length=0.0)
+
+
+def test_team_calibration_command(tmp_path):
+    env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    run = subprocess.run(
+        [sys.executable, "-m", "agents.team_calibration", "--episodes", "300", "--check"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env=env,
+        timeout=300,
+    )
+    assert run.returncode == 0, run.stderr
+    out = run.stdout
+    assert "300 paired episodes, seeds 1000000..1000299" in out
+    for team in ("reynolds x3", "cooperative x3", "reynolds x1"):
+        assert re.search(rf"^{team} +\d+\.\d% \[\d+\.\d, \d+\.\d\] ", out, re.M), out
+    assert out.count("met ") == 3 and "MISSED" not in out
+    bad = subprocess.run(
+        [sys.executable, "-m", "agents.team_calibration", "--episodes", "0"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env=env,
+        timeout=120,
+    )
+    assert bad.returncode == 2 and bad.stdout == ""
+    assert bad.stderr.count("\n") == 1 and "--episodes" in bad.stderr
 
 
 def test_raw_env_is_the_unwrapped_aec_form():

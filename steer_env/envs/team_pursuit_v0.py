@@ -30,6 +30,10 @@ reward (evader)    ``-capture_reward`` when captured, ``+escape_reward`` when st
 shaping            potential-based, ``shaping_gamma * phi(s') - phi(s)``, ``phi`` -/+ the
                    distance to the nearest opponent / arena diagonal, 0 when terminal
                    (``reward_shaping=False`` turns it off)
+scripted roles     evaders: ``"flow"`` (wall avoidance, evade every pursuer within
+                   ``threat_range``, the vortex flow field while none is; weighted sum);
+                   pursuers: ``"reynolds"`` or ``"cooperative"`` (offset pursuit on spread
+                   bearings, then pursuit); see :mod:`steer_env.tasks.team_pursuit`
 episode end        every evader captured, or ``time_limit`` steps (``max_cycles``): both
                    terminations (time is observed); ``truncations`` are always False
 infos              ``reward_terms`` (``capture``, ``escape``, ``shaping``), ``distance`` (m
@@ -43,9 +47,13 @@ field of :class:`~steer_env.tasks.team_pursuit.TeamConfig` (``n_pursuers``, ``n_
 ``learned`` = ``"pursuers"`` | ``"evaders"`` | ``"both"``, ``speed_ratio``, ``time_limit``,
 ``min_start_distance``, ``pursuer_strategy`` = ``"reynolds"`` | ``"cooperative"`` |
 a Strategy, ``evader_strategy`` = ``"flow"`` | a Strategy, rewards, shaping, behaviour
-weights...), plus ``render_mode`` (``None``, ``"rgb_array"``, ``"human"``) and
-``max_cycles`` (PettingZoo's name for ``time_limit``; giving both with different values
-is an error).
+weights and ranges: ``wall_weight`` 3, ``feeler_length`` 2 m (pursuers),
+``evader_feeler_length`` 1 m, ``evade_weight`` 8, ``threat_range`` 5 m, ``flow_weight`` 1,
+``flow_radius`` 6 m, ``flow_gain`` 1, ``flow_clockwise``, ``max_prediction_time`` 3 s,
+``pursuit_weight`` 1, ``separation_weight`` 1, ``separation_radius`` 3 m,
+``offset_distance`` 6 m, ``close_range`` 1 m), plus ``render_mode`` (``None``,
+``"rgb_array"``, ``"human"``) and ``max_cycles`` (PettingZoo's name for ``time_limit``;
+giving both with different values is an error).
 
 Bad actions (an agent missing, unknown or departed, a wrong shape, NaN or inf) raise
 ``ValueError`` naming the agent, and nothing is simulated.
