@@ -122,63 +122,57 @@ def test_train_evaders_against_the_frozen_learned_team(pursuer_run, tmp_path):
     assert "reynolds vs learned" in comparison["cells"]
 
 
-def test_compare_and_render_the_team_task(pursuer_run, tmp_path):
+def test_compare_and_render_the_team_task(pursuer_run, tmp_path, capsys):
+    # In process (the commands' main()), to keep the suite fast; the subprocess path of the
+    # same code runs in the training fixture above.
+    from agents import compare, render
+
     _, run, _ = pursuer_run
-    r = _run(
-        "-m",
-        "agents.compare",
-        "--model",
-        str(run / "model.zip"),
-        "--episodes",
-        "10",
-        "--out",
-        str(tmp_path / "cmp"),
+    rc = compare.main(
+        ["--model", str(run / "model.zip"), "--episodes", "10", "--out", str(tmp_path / "c")]
     )
-    assert r.returncode == 0, r.stderr
-    assert "learned pursuers (PPO)" in r.stdout and "cooperative pursuers" in r.stdout
-    r = _run(
-        "-m",
-        "agents.render",
-        "--model",
-        str(run / "model.zip"),
-        "--side-by-side",
-        "--out",
-        str(tmp_path / "s.gif"),
-        "--seed",
-        "3",
+    out = capsys.readouterr().out
+    assert rc == 0
+    assert "learned pursuers (PPO)" in out and "cooperative pursuers" in out
+    assert (tmp_path / "c" / "comparison.json").is_file()
+    rc = render.main(
+        ["--model", str(run / "model.zip"), "--side-by-side", "--out", str(tmp_path / "s.gif")]
     )
-    assert r.returncode == 0, r.stderr
-    assert "learned team vs flow" in r.stdout and "cooperative team vs flow" in r.stdout
+    out = capsys.readouterr().out
+    assert rc == 0
+    assert "learned team vs flow" in out and "cooperative team vs flow" in out
     from PIL import Image
 
     with Image.open(tmp_path / "s.gif") as gif:
         assert gif.n_frames > 1 and gif.width > 2 * 300  # two episodes side by side
 
 
+def test_train_rejects_team_options_for_a_single_agent_task():
+    r = _run("train.py", "--env", "pursuit", "--learned", "evaders", timeout=120)
+    assert r.returncode == 2
+    assert r.stderr.strip().splitlines() == [
+        "python train.py: error: --learned is for the team task (--env team_pursuit)"
+    ]
+
+
 @pytest.mark.parametrize(
-    ("args", "text"),
+    ("command", "args", "text"),
     [
-        (["train.py", "--env", "pursuit", "--learned", "evaders"], "--learned is for the team"),
-        (["train.py", "--env", "team_pursuit", "--learned", "both"], "invalid choice"),
-        (
-            ["-m", "agents.compare", "--env", "pursuit", "--opponent-model", "x.zip"],
-            "--opponent-model is for the team task",
-        ),
-        (
-            ["-m", "agents.render", "--env", "team_pursuit", "--agent", "naive"],
-            "unknown agent 'naive' for team_pursuit",
-        ),
-        (
-            ["-m", "agents.compare", "--env", "team_pursuit", "--model", "missing.zip"],
-            "model file not found",
-        ),
+        ("compare", ["--env", "pursuit", "--opponent-model", "x.zip"], "--opponent-model is for"),
+        ("render", ["--env", "team_pursuit", "--agent", "naive"], "unknown agent 'naive'"),
+        ("compare", ["--env", "team_pursuit", "--model", "missing.zip"], "model file not found"),
+        ("compare", ["--env", "team_pursuit", "--no-learned", "--model", "m.zip"], "drop --model"),
     ],
 )
-def test_team_command_errors_are_one_line(args, text):
-    r = _run(*args, timeout=120)
-    assert r.returncode != 0
-    assert text in r.stderr
-    assert len(r.stderr.strip().splitlines()) == 1, r.stderr
+def test_team_command_errors_are_one_line(command, args, text, capsys):
+    import importlib
+
+    main = importlib.import_module(f"agents.{command}").main
+    rc = main(args)
+    err = capsys.readouterr().err
+    assert rc != 0
+    assert text in err
+    assert len(err.strip().splitlines()) == 1, err
 
 
 def test_a_single_agent_model_is_not_a_team_policy():
