@@ -199,21 +199,21 @@ class Entry:
     label: str
 
 
-def sides(role: str, policy: LearnedPolicy | None = None) -> list[Entry]:
-    """The scripted sides of ``role`` in the registry's order, then the learned one."""
-    entries = [
-        Entry(n, n, f"{n} {role}" + ("s" if role == "pursuer" else ""))
-        for n in TASK.baselines[role]
-    ]
-    if policy is not None:
-        algo = getattr(policy, "algo", "")
-        entries.append(Entry("learned", policy, f"learned {role}s ({algo.upper()})".strip()))
+def sides(role: str, learned: dict[str, Any] | None = None) -> list[Entry]:
+    """The scripted sides of ``role`` in the registry's order, then the learned ones
+    (``name -> policy``; a single one is usually called ``"learned"``)."""
+    plural = "s" if role == "pursuer" else ""
+    entries = [Entry(n, n, f"{n} {role}{plural}") for n in TASK.baselines[role]]
+    for name, policy in (learned or {}).items():
+        algo = str(getattr(policy, "algo", "")).upper()
+        label = f"{name} {role}s" if name == "learned" else f"{name} ({role}s)"
+        entries.append(Entry(name, policy, f"{label} ({algo})" if algo else label))
     return entries
 
 
 def run_team_comparison(
-    pursuer_policy: LearnedPolicy | None,
-    evader_policy: LearnedPolicy | None,
+    pursuer_policy: Any,
+    evader_policy: Any,
     episodes: int,
     seed: int,
     out: Path | None,
@@ -221,11 +221,21 @@ def run_team_comparison(
     extra: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Play every pursuer team against every evader on the same seeds, summarise, and
-    write the outputs into ``out`` (when given). Returns the summary."""
+    write the outputs into ``out`` (when given). Returns the summary.
+
+    ``pursuer_policy`` / ``evader_policy``: ``None``, one policy (named ``"learned"``) or a
+    dict ``name -> policy`` of learned sides (a league's rounds)."""
+
+    def named(policy: Any) -> dict[str, Any]:
+        if policy is None:
+            return {}
+        return dict(policy) if isinstance(policy, dict) else {"learned": policy}
+
     config = dict(config or {})
     cfg = TASK.config(**config)
     dt, horizon = cfg.dt, cfg.time_limit * cfg.dt
-    rows, cols = sides("pursuer", pursuer_policy), sides("evader", evader_policy)
+    rows = sides("pursuer", named(pursuer_policy))
+    cols = sides("evader", named(evader_policy))
     results = {
         (r.name, c.name): play_team_episodes(r.side, c.side, episodes, seed, config)
         for r in rows
@@ -248,34 +258,33 @@ def run_team_comparison(
             "mean_time_captured_s": stats.event_mean(t, res.captured),
             "median_time_s": stats.survival_median(t, res.captured, horizon),
         }
+
+    def compare(key: tuple[str, str], ref: tuple[str, str]) -> None:
+        s = stats.paired_proportion_difference(
+            results[key].captured.astype(float), results[ref].captured.astype(float)
+        )
+        d = stats.paired_difference(times[key], times[ref])
+        paired[f"{key[0]} vs {key[1]} - {ref[0]} vs {ref[1]}"] = {
+            "capture_diff": s.mean,
+            "capture_diff_ci95": [s.lo, s.hi],
+            "time_diff_s": d.mean,
+            "time_diff_ci95_s": [d.lo, d.hi],
+        }
+
+    # Each learned side minus each scripted side of its role, against the same opponent.
     paired: dict[str, Any] = {}
-    for learned_role, others in (("pursuer", rows), ("evader", cols)):
-        if not any(e.name == "learned" for e in others):
-            continue
-        for fixed in cols if learned_role == "pursuer" else rows:
-            for other in others:
-                if other.name == "learned":
-                    continue
-                key = (
-                    ("learned", fixed.name)
-                    if learned_role == "pursuer"
-                    else (fixed.name, "learned")
-                )
-                ref = (
-                    (other.name, fixed.name)
-                    if learned_role == "pursuer"
-                    else (fixed.name, other.name)
-                )
-                s = stats.paired_proportion_difference(
-                    results[key].captured.astype(float), results[ref].captured.astype(float)
-                )
-                d = stats.paired_difference(times[key], times[ref])
-                paired[f"{key[0]} vs {key[1]} - {ref[0]} vs {ref[1]}"] = {
-                    "capture_diff": s.mean,
-                    "capture_diff_ci95": [s.lo, s.hi],
-                    "time_diff_s": d.mean,
-                    "time_diff_ci95_s": [d.lo, d.hi],
-                }
+    scripted_rows = [r for r in rows if isinstance(r.side, str)]
+    scripted_cols = [c for c in cols if isinstance(c.side, str)]
+    for r in rows:
+        if not isinstance(r.side, str):
+            for c in cols:
+                for ref in scripted_rows:
+                    compare((r.name, c.name), (ref.name, c.name))
+    for c in cols:
+        if not isinstance(c.side, str):
+            for r in rows:
+                for ref in scripted_cols:
+                    compare((r.name, c.name), (r.name, ref.name))
     goal: dict[str, Any] = {}
     classic = TASK.baselines["evader"][0]
     key = f"learned vs {classic} - cooperative vs {classic}"
