@@ -26,6 +26,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import statistics
 import sys
 from pathlib import Path
 from typing import Any
@@ -264,6 +265,13 @@ def table(rows: list[Any], ratios: list[dict[str, Any]]) -> str:
             lines.append((r.section, r.name, fmt(r.size), "-", "", "", "", "", r.reason))
     for q in ratios:
         verdict = "" if q["target"] is None else ("PASS " if q["pass"] else "FAIL ") + q["target"]
+        if q.get("paired"):
+            pr = q["paired"]
+            verdict = (
+                f"per round {fmt(pr['median'])} ({fmt(pr['min'])} - {fmt(pr['max'])})"
+                + ("; " if verdict else "")
+                + verdict
+            )
         rng = "" if q["min"] is None else f"{fmt(q['min'])} - {fmt(q['max'])}"
         lines.append(
             ("ratio", q["name"], fmt(q["size"]), fmt(q["value"]), rng, q["unit"], "", "", verdict)
@@ -477,7 +485,9 @@ def team_ratios(rows: list[Any], args: argparse.Namespace) -> list[dict[str, Any
     parallel = _find(rows, "team", 1, team.ROW_PARALLEL)
     mpe2 = _find(rows, "team", 1, team.ROW_MPE2)
     n = args.team_sb3_n_envs
-    return [
+    ppo_native = _find(rows, "team", n, team.ROW_PPO_NATIVE)
+    ppo_supersuit = _find(rows, "team", n, team.ROW_PPO_SUPERSUIT)
+    out = [
         _ratio(
             "team native batch / VMAS simple_tag, env-steps/s",
             e,
@@ -504,12 +514,26 @@ def team_ratios(rows: list[Any], args: argparse.Namespace) -> list[dict[str, Any
         _ratio(
             "team PPO agent-steps/s, native adapter / SuperSuit",
             n,
-            _find(rows, "team", n, team.ROW_PPO_NATIVE),
-            _find(rows, "team", n, team.ROW_PPO_SUPERSUIT),
+            ppo_native,
+            ppo_supersuit,
             target="> 1x (ahead)",
             ok=lambda v: v > 1,
         ),
     ]
+    pairs = [(batch, vmas), (batch, vmas), (parallel, mpe2), (ppo_native, ppo_supersuit)]
+    for q, (num, den) in zip(out, pairs, strict=True):
+        if q is not None:  # the repeats ran interleaved: the ratio within each round too
+            per_round = [a / b for a, b in zip(num.samples, den.samples, strict=True)]
+            if q["unit"] == "x" and "substeps" in q["name"]:
+                scale = (num.agents * num.substeps) / (den.agents * den.substeps)
+                per_round = [x * scale for x in per_round]
+            q["paired"] = {
+                "median": statistics.median(per_round),
+                "min": min(per_round),
+                "max": max(per_round),
+                "per_round": per_round,
+            }
+    return out
 
 
 # --------------------------------------------------------------------------- main

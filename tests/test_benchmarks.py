@@ -132,6 +132,8 @@ def test_team_section_runs_ours_beside_each_peer(tmp_path):
         assert (ratio in ratios) == ("median" in rows[peer])
     for q in ratios.values():
         assert q["value"] > 0
+        assert q["paired"]["min"] <= q["paired"]["median"] <= q["paired"]["max"]
+        assert len(q["paired"]["per_round"]) == 2
 
 
 @pytest.mark.parametrize(
