@@ -13,8 +13,12 @@ Physics sub-steps per env-step (``agent-substeps/s = agent-steps/s * substeps``)
 1, MPE2 1, VMAS simple_tag 10.
 
 Sections (``--sections``, comma-separated; default all): single, vector, memory, sync, floor,
-flock, sb3, rllib, peers, compile. ``--quick`` shortens every measurement (for smoke tests).
-The ``rllib`` section (``benchmarks/rllib_bench.py``) needs ``pip install "steer-env[rllib]"``.
+flock, sb3, rllib, peers, compile, team. ``--quick`` shortens every measurement (for smoke
+tests). The ``rllib`` section (``benchmarks/rllib_bench.py``) needs
+``pip install "steer-env[rllib]"``. The ``team`` section (``benchmarks/team.py``) measures the
+team pursuit task (3 pursuers + 1 evader, 4 vehicles) against VMAS ``simple_tag``, MPE2
+``simple_tag_v3`` and SuperSuit's PettingZoo-to-SB3 route, ours and each peer interleaved
+repeat by repeat.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import statistics
 import sys
 from pathlib import Path
 from typing import Any
@@ -39,6 +44,7 @@ SECTIONS = (
     "rllib",
     "peers",
     "compile",
+    "team",
 )
 DEFAULT_JSON = Path(__file__).resolve().parent / "results.json"
 
@@ -126,6 +132,24 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--sb3-batch-size", type=positive_int, default=512, help="PPO batch_size (512)")
     p.add_argument("--sb3-epochs", type=positive_int, default=4, help="PPO n_epochs (default 4)")
     p.add_argument(
+        "--team-n-envs",
+        type=positive_int,
+        default=8192,
+        help="env count of the team native batch and VMAS rows (default 8192)",
+    )
+    p.add_argument(
+        "--team-sb3-n-envs",
+        type=positive_int,
+        default=16,
+        help="team envs of the team PPO rows, 3 pursuer slots each (default 16)",
+    )
+    p.add_argument(
+        "--team-sb3-timesteps",
+        type=positive_int,
+        default=None,
+        help="team PPO timesteps per repeat (default 4 rollouts; 2 with --quick)",
+    )
+    p.add_argument(
         "--rllib-envs",
         type=positive_int,
         default=1024,
@@ -184,6 +208,9 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     if args.sb3_timesteps is None:
         rollouts = 2 if args.quick else 8
         args.sb3_timesteps = rollouts * args.sb3_envs * args.sb3_n_steps
+    if args.team_sb3_timesteps is None:
+        rollouts = 2 if args.quick else 4
+        args.team_sb3_timesteps = rollouts * 3 * args.team_sb3_n_envs * args.sb3_n_steps
     return args
 
 
@@ -238,6 +265,13 @@ def table(rows: list[Any], ratios: list[dict[str, Any]]) -> str:
             lines.append((r.section, r.name, fmt(r.size), "-", "", "", "", "", r.reason))
     for q in ratios:
         verdict = "" if q["target"] is None else ("PASS " if q["pass"] else "FAIL ") + q["target"]
+        if q.get("paired"):
+            pr = q["paired"]
+            verdict = (
+                f"per round {fmt(pr['median'])} ({fmt(pr['min'])} - {fmt(pr['max'])})"
+                + ("; " if verdict else "")
+                + verdict
+            )
         rng = "" if q["min"] is None else f"{fmt(q['min'])} - {fmt(q['max'])}"
         lines.append(
             ("ratio", q["name"], fmt(q["size"]), fmt(q["value"]), rng, q["unit"], "", "", verdict)
@@ -437,7 +471,69 @@ def ratios(rows: list[Any], args: argparse.Namespace) -> list[dict[str, Any]]:
             _find(rows, "sb3", n, "PPO Pursuit, native"),
         )
     )
+    out.extend(team_ratios(rows, args))
     return [q for q in out if q is not None]
+
+
+def team_ratios(rows: list[Any], args: argparse.Namespace) -> list[dict[str, Any] | None]:
+    from benchmarks import team
+
+    e = args.team_n_envs
+    big = e >= 8192  # where the issue sets the target
+    batch = _find(rows, "team", e, team.ROW_BATCH)
+    vmas = _find(rows, "team", e, team.ROW_VMAS)
+    parallel = _find(rows, "team", 1, team.ROW_PARALLEL)
+    mpe2 = _find(rows, "team", 1, team.ROW_MPE2)
+    n = args.team_sb3_n_envs
+    ppo_native = _find(rows, "team", n, team.ROW_PPO_NATIVE)
+    ppo_supersuit = _find(rows, "team", n, team.ROW_PPO_SUPERSUIT)
+    out = [
+        _ratio(
+            "team native batch / VMAS simple_tag, env-steps/s",
+            e,
+            batch,
+            vmas,
+            target=">= 10x" if big else None,
+            ok=(lambda v: v >= 10) if big else None,
+        ),
+        _ratio(
+            "team native batch / VMAS simple_tag, agent-substeps/s",
+            e,
+            batch,
+            vmas,
+            per="substep",
+        ),
+        _ratio(
+            "team parallel_env / MPE2 simple_tag_v3, env-steps/s",
+            1,
+            parallel,
+            mpe2,
+            target=">= 8x",
+            ok=lambda v: v >= 8,
+        ),
+        _ratio(
+            "team PPO agent-steps/s, native adapter / SuperSuit",
+            n,
+            ppo_native,
+            ppo_supersuit,
+            target="> 1x (ahead)",
+            ok=lambda v: v > 1,
+        ),
+    ]
+    pairs = [(batch, vmas), (batch, vmas), (parallel, mpe2), (ppo_native, ppo_supersuit)]
+    for q, (num, den) in zip(out, pairs, strict=True):
+        if q is not None:  # the repeats ran interleaved: the ratio within each round too
+            per_round = [a / b for a, b in zip(num.samples, den.samples, strict=True)]
+            if q["unit"] == "x" and "substeps" in q["name"]:
+                scale = (num.agents * num.substeps) / (den.agents * den.substeps)
+                per_round = [x * scale for x in per_round]
+            q["paired"] = {
+                "median": statistics.median(per_round),
+                "min": min(per_round),
+                "max": max(per_round),
+                "per_round": per_round,
+            }
+    return out
 
 
 # --------------------------------------------------------------------------- main
@@ -527,6 +623,22 @@ def run(args: argparse.Namespace) -> tuple[list[Any], list[dict[str, Any]]]:
             )
         else:
             add(Missing("rllib", "RLlib", None, 'not installed (pip install "steer-env[rllib]")'))
+    if "team" in want:
+        from benchmarks import team
+
+        team.run(
+            args.team_n_envs,
+            args.team_sb3_n_envs,
+            args.team_sb3_timesteps,
+            {
+                "n_steps": args.sb3_n_steps,
+                "batch_size": args.sb3_batch_size,
+                "n_epochs": args.sb3_epochs,
+            },
+            r,
+            t,
+            add,
+        )
     return rows, ratios(rows, args)
 
 
@@ -545,7 +657,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         "settings": {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(args).items()},
         "counting": {
             "agents": "vehicles stepped per env-step: steer-env Pursuit 2, Evasion 3 (agent + "
-            "scripted opponents); MPE2/VMAS simple_tag 4 agents",
+            "scripted opponents); MPE2/VMAS simple_tag 4 agents; team section: 4 (3 "
+            "pursuers + 1 evader) everywhere; its PPO rows count learned agent-steps (SB3 "
+            "timesteps, one per pursuer slot)",
             "substeps": "physics sub-steps per env-step: steer-env 1, MPE2 1, VMAS 10",
             "memory": "tracemalloc peak (numpy + Python allocations) in a fresh process; RSS "
             "deltas in the note",

@@ -150,5 +150,6 @@ def versions() -> dict[str, str | None]:
         "mpe2",
         "pettingzoo",
         "vmas",
+        "supersuit",
     )
     return {name: version(name) for name in names}

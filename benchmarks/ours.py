@@ -320,6 +320,28 @@ def bench_flock(n_boids: int, repeats: int) -> Row:
 
 
 # --------------------------------------------------------------------------- SB3
+def timed_learn(model: Any, timesteps: int) -> tuple[float, float, float]:
+    """``model.learn(timesteps)``: timesteps/s, and the microseconds per timestep spent
+    collecting rollouts and training."""
+    spent = {"collect": 0.0, "train": 0.0}
+    for part, attr in (("collect", "collect_rollouts"), ("train", "train")):
+        method = getattr(model, attr)
+
+        def timed(*args, _m=method, _p=part, **kwargs):
+            t0 = time.perf_counter()
+            try:
+                return _m(*args, **kwargs)
+            finally:
+                spent[_p] += time.perf_counter() - t0
+
+        setattr(model, attr, timed)
+    t0 = time.perf_counter()
+    model.learn(total_timesteps=timesteps)
+    elapsed = time.perf_counter() - t0
+    n = model.num_timesteps
+    return n / elapsed, spent["collect"] / n * 1e6, spent["train"] / n * 1e6
+
+
 def bench_sb3(
     adapter: str, n_envs: int, timesteps: int, hyper: dict[str, Any], repeats: int
 ) -> Row:
@@ -340,24 +362,10 @@ def bench_sb3(
         else:
             venv = make_vec_env(env_id, n_envs=n_envs, seed=r)
         model = PPO("MlpPolicy", venv, seed=r, device="cpu", verbose=0, **hyper)
-        spent = {"collect": 0.0, "train": 0.0}
-        for part, attr in (("collect", "collect_rollouts"), ("train", "train")):
-            method = getattr(model, attr)
-
-            def timed(*args, _m=method, _p=part, _spent=spent, **kwargs):
-                t0 = time.perf_counter()
-                try:
-                    return _m(*args, **kwargs)
-                finally:
-                    _spent[_p] += time.perf_counter() - t0
-
-            setattr(model, attr, timed)
-        t0 = time.perf_counter()
-        model.learn(total_timesteps=timesteps)
-        elapsed = time.perf_counter() - t0
-        samples.append(model.num_timesteps / elapsed)
-        collect.append(spent["collect"] / model.num_timesteps * 1e6)
-        train.append(spent["train"] / model.num_timesteps * 1e6)
+        rate, c, t = timed_learn(model, timesteps)
+        samples.append(rate)
+        collect.append(c)
+        train.append(t)
         venv.close()
     label = (
         "native adapter (make_sb3_vec_env)"

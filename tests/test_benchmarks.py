@@ -88,6 +88,54 @@ def test_benchmark_command_writes_the_table(tmp_path):
         assert q["value"] > 0
 
 
+def test_team_section_runs_ours_beside_each_peer(tmp_path):
+    """``--sections team`` prints its six rows (a peer that is not installed: a row saying
+    so) and its ratios where both sides ran."""
+    out = tmp_path / "team.json"
+    cmd = [
+        sys.executable, "-m", "benchmarks", "--quick", "--sections", "team",
+        "--team-n-envs", "4", "--team-sb3-n-envs", "1", "--sb3-n-steps", "8",
+        "--sb3-batch-size", "12", "--sb3-epochs", "1", "--team-sb3-timesteps", "24",
+        "--repeats", "2", "--time-per-repeat", "0.002", "--json", str(out),
+    ]  # fmt: skip
+    proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    result = json.loads(out.read_text())
+    rows = {r["name"]: r for r in result["rows"]}
+    assert [r["section"] for r in result["rows"]] == ["team"] * 6
+    from benchmarks import team
+
+    for name in (team.ROW_BATCH, team.ROW_PARALLEL):
+        r = rows[name]
+        assert name in proc.stdout
+        assert r["agents"] == 4 and r["substeps"] == 1 and len(r["samples"]) == 2
+        assert r["min"] <= r["median"] <= r["max"] and r["median"] > 0
+    assert rows[team.ROW_BATCH]["size"] == 4
+    for name in (team.ROW_VMAS, team.ROW_MPE2, team.ROW_PPO_NATIVE, team.ROW_PPO_SUPERSUIT):
+        r = rows[name]
+        if "median" not in r:  # the peer (or SB3) is not installed: said, and skipped
+            assert "not installed" in r["reason"] and r["reason"] in proc.stdout
+            continue
+        assert r["median"] > 0 and name in proc.stdout
+    if "median" in rows[team.ROW_VMAS]:
+        assert rows[team.ROW_VMAS]["agents"] == 4 and rows[team.ROW_VMAS]["substeps"] == 10
+    if "median" in rows[team.ROW_PPO_NATIVE]:
+        assert rows[team.ROW_PPO_NATIVE]["extra"]["slots"] == 3
+        assert rows[team.ROW_PPO_NATIVE]["extra"]["timesteps"] == 24
+    ratios = {q["name"]: q for q in result["ratios"]}
+    both = {
+        "team native batch / VMAS simple_tag, env-steps/s": team.ROW_VMAS,
+        "team parallel_env / MPE2 simple_tag_v3, env-steps/s": team.ROW_MPE2,
+        "team PPO agent-steps/s, native adapter / SuperSuit": team.ROW_PPO_SUPERSUIT,
+    }
+    for ratio, peer in both.items():
+        assert (ratio in ratios) == ("median" in rows[peer])
+    for q in ratios.values():
+        assert q["value"] > 0
+        assert q["paired"]["min"] <= q["paired"]["median"] <= q["paired"]["max"]
+        assert len(q["paired"]["per_round"]) == 2
+
+
 @pytest.mark.parametrize(
     "args,text",
     [
