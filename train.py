@@ -69,7 +69,7 @@ RESUMABLE = (
     "progress",
 )
 #: Options fixed for the life of a run.
-FIXED = ("env", "algo", "n_envs", "seed", "learned", "opponent_model")
+FIXED = ("env", "algo", "n_envs", "seed", "learned", "opponent_model", "opponent_strategy")
 
 
 def algo_arg(text: str) -> str:
@@ -116,6 +116,12 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="team_pursuit: a trained model of the other role, frozen, to train against "
         "(a best response to it)",
+    )
+    p.add_argument(
+        "--opponent-strategy",
+        default=None,
+        help="team_pursuit: the other role's scripted strategy (pursuers: reynolds, "
+        "cooperative; evader: flow; default the task's: reynolds / flow)",
     )
     p.add_argument("--algo", type=algo_arg, default=None, help="ppo (default) or sac")
     p.add_argument(
@@ -245,10 +251,10 @@ def resolve_options(args: argparse.Namespace) -> tuple[dict[str, Any], RunPaths,
             f"{env_tag(env)}__{algo}__{seed}__{datetime.now().strftime('%Y%m%d-%H%M%S')}"
         )
         paths = RunPaths(args.out / name)
-        from agents.team import is_team_env
+        from agents.team import check_opponent_strategy, is_team_env
 
         if not is_team_env(env):
-            for flag in ("learned", "opponent_model"):
+            for flag in ("learned", "opponent_model", "opponent_strategy"):
                 if flag in given:
                     raise UsageError(
                         f"--{flag.replace('_', '-')} is for the team task (--env team_pursuit)"
@@ -275,6 +281,9 @@ def resolve_options(args: argparse.Namespace) -> tuple[dict[str, Any], RunPaths,
             opts["learned"] = given.get("learned", "pursuers")
             opponent = given.get("opponent_model")
             opts["opponent_model"] = str(opponent) if opponent is not None else None
+            opts["opponent_strategy"] = check_opponent_strategy(
+                opts["learned"], given.get("opponent_strategy"), opts["opponent_model"]
+            )
         opts["eval_freq"] = given.get("eval_freq", max(1, opts["timesteps"] // 10))
         opts["checkpoint_freq"] = given.get("checkpoint_freq", max(1, opts["timesteps"] // 10))
         stale = prepare_run_dir(paths, resume=False, overwrite=args.overwrite)
@@ -395,6 +404,9 @@ def train(opts: dict[str, Any], paths: RunPaths, previous: dict[str, Any], resum
 
         role = "pursuer" if opts["learned"] == "pursuers" else "evader"
         team_config: dict[str, Any] = {"learned": opts["learned"]}
+        if opts.get("opponent_strategy"):
+            other_role = "evader" if role == "pursuer" else "pursuer"
+            team_config[f"{other_role}_strategy"] = opts["opponent_strategy"]
         if opts.get("opponent_model"):
             other = "evader" if role == "pursuer" else "pursuer"
             opponent = load_team_policy(opts["opponent_model"], other, device="cpu")

@@ -655,3 +655,22 @@ def render_main(args: Any) -> int:
         print(f"{line} (seed {args.seed})")
     print(f"wrote {path}")
     return 0
+
+
+def check_opponent_strategy(
+    learned: str, name: str | None, opponent_model: str | None
+) -> str | None:
+    """``train.py --opponent-strategy``: a registered strategy of the role not trained
+    (:class:`UsageError` otherwise), or ``None`` for the task's default."""
+    if name is None:
+        return None
+    if opponent_model is not None:
+        raise UsageError("give --opponent-model or --opponent-strategy, not both")
+    other = "pursuer" if learned == "evaders" else "evader"
+    key = name.strip().lower()
+    if key not in TASK.baselines[other]:
+        raise UsageError(
+            f"--opponent-strategy {name!r} is not a scripted {other} strategy of {ENV_NAME}: "
+            f"use {', '.join(TASK.baselines[other])}"
+        )
+    return key
