@@ -81,6 +81,21 @@ def algo_arg(text: str) -> str:
     return key
 
 
+def train_env_arg(text: str) -> str:
+    """``--env``: a single-agent task (as ``agents.compare --env``) or a multi-agent team
+    task of :data:`steer_env.tasks.TEAM_TASKS` (``team_pursuit``; RLlib only for now)."""
+    from steer_env.tasks import TEAM_TASKS
+
+    key = text.strip().lower()
+    if key in TEAM_TASKS:
+        return key
+    try:
+        return env_arg(text)
+    except argparse.ArgumentTypeError as exc:
+        teams = ", ".join(TEAM_TASKS)
+        raise argparse.ArgumentTypeError(f"{exc}, or a team task: {teams}") from None
+
+
 def name_arg(text: str) -> str:
     if not NAME_RE.match(text) or text in (".", ".."):
         raise argparse.ArgumentTypeError(
@@ -97,7 +112,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     # default=None everywhere: tells "given" from "default" when resuming.
     p.add_argument(
-        "--env", type=env_arg, default=None, help="pursuit (default) or evasion; full ids accepted"
+        "--env",
+        type=train_env_arg,
+        default=None,
+        help="pursuit (default) or evasion; full ids accepted; team_pursuit (multi-agent, "
+        "--framework rllib)",
     )
     p.add_argument("--algo", type=algo_arg, default=None, help="ppo (default) or sac")
     p.add_argument(
@@ -274,6 +293,12 @@ def main(argv: list[str] | None = None) -> int:
             flag = "--" + opt.replace("_", "-")
             print(f"{PROG}: error: {flag} needs --framework rllib", file=sys.stderr)
             return 2
+    from agents.rllib_team import is_team_task
+
+    if is_team_task(args.env):
+        return cli.fail(PROG, f"--env {args.env} (multi-agent) needs --framework rllib", 2)
+    if getattr(args, "learned", None) is not None:
+        return cli.fail(PROG, "--learned is for the team tasks (--env team_pursuit)", 2)
     try:
         if args.device == "cuda":  # checked before a run folder is created
             from agents.training import resolve_device
