@@ -90,7 +90,7 @@ def build_config(
             env_config=env_config(task, learned, seed, session, **(env_kwargs or {})),
         )
         .multi_agent(
-            policies=set(modules),
+            policies=list(modules),  # a list: modules built in this order everywhere
             policy_mapping_fn=rllib_team_env.module_of,
             policies_to_train=list(modules),
         )

@@ -327,6 +327,19 @@ def check_address(address: str) -> str:
 LOOPBACK_ENV = {"RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0"}
 
 
+#: Environment of this job's Ray worker processes. One math thread per actor on shared
+#: cores. A fixed string hash seed: RLlib's multi-agent env runners group agents through
+#: Python sets of agent ids, whose order (and so which agent gets which draw of the
+#: exploration noise) would otherwise change from process to process, and the same --seed
+#: would not reproduce a team run's episodes.
+WORKER_ENV = {
+    "OMP_NUM_THREADS": "1",
+    "MKL_NUM_THREADS": "1",
+    "NUMBA_NUM_THREADS": "1",
+    "PYTHONHASHSEED": "0",
+}
+
+
 def use_loopback_only() -> None:
     """Keep a Ray started by this process on the loopback interface.
 
@@ -348,8 +361,7 @@ def start_ray(opts: dict[str, Any]) -> dict[str, Any]:
         raise UsageError(f"--framework rllib needs RLlib: {INSTALL_HINT}") from None
     runners, learners = int(opts["num_env_runners"]), int(opts["num_learners"])
     need = runners + learners
-    # Workers inherit these: one math thread per actor on shared cores.
-    env_vars = {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "NUMBA_NUM_THREADS": "1"}
+    env_vars = dict(WORKER_ENV)
     try:
         if opts["address"]:
             ray.init(
