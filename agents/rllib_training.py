@@ -783,8 +783,8 @@ def train(
     if team:
         print(
             f"final comparison skipped: agents.compare does not support the team task "
-            f"{env_id} yet (modules {', '.join(module_ids)} load with "
-            f"agents.rllib_policy.load_rllib_policy('{final}', module=...))"
+            f"{env_id} yet; load a trained module ({', '.join(module_ids)}) with "
+            f"agents.rllib_policy.load_rllib_policy('{final}', module='{module_ids[0]}')"
         )
         cfg_json["status"] = "finished"
         cfg_json["comparison"] = None
