@@ -105,10 +105,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--learned",
-        choices=("pursuers", "evaders"),
+        choices=("pursuers", "evaders", "both"),
         default=None,
         help="team_pursuit: the role trained with one shared policy (default pursuers; the "
-        "other role plays its scripted strategy, or --opponent-model)",
+        "other role plays its scripted strategy, or --opponent-model); both: two policies "
+        "trained together (--framework rllib)",
     )
     p.add_argument(
         "--opponent-model",
@@ -279,6 +280,11 @@ def resolve_options(args: argparse.Namespace) -> tuple[dict[str, Any], RunPaths,
             opts[key] = given.get(key, default)
         if is_team_env(env):
             opts["learned"] = given.get("learned", "pursuers")
+            if opts["learned"] == "both":
+                raise UsageError(
+                    "stable-baselines3 trains one role at a time: train against a frozen "
+                    "--opponent-model, or train both roles with --framework rllib"
+                )
             opponent = given.get("opponent_model")
             opts["opponent_model"] = str(opponent) if opponent is not None else None
             opts["opponent_strategy"] = check_opponent_strategy(
@@ -307,6 +313,10 @@ def main(argv: list[str] | None = None) -> int:
     from agents import rllib_training
 
     if rllib_training.wants_rllib(args):  # PPO on RLlib/Ray: agents/rllib_training.py
+        for opt in ("opponent_model", "opponent_strategy"):
+            if getattr(args, opt) is not None:
+                flag = "--" + opt.replace("_", "-")
+                return cli.fail(PROG, f"{flag} is not available with --framework rllib", 2)
         return rllib_training.main(args)
     for opt in ("address", "num_env_runners", "envs_per_runner", "num_learners"):
         if getattr(args, opt) is not None:

@@ -4,6 +4,10 @@
     python train.py --framework rllib --address auto           # join a running cluster
     python train.py --framework rllib --address HEAD:6379 --num-env-runners 8 --envs-per-runner 1024
     python train.py --resume --name <run>                      # continue an RLlib run
+    python train.py --framework rllib --env team_pursuit [--learned pursuers|evaders|both]
+
+The multi-agent team task (``--env team_pursuit``) uses the same run folder and loop with
+the pieces :mod:`agents.rllib_team` adds (one shared module per learned role).
 
 Each env runner steps the package's native batched vector env
 (``gym_env_vectorize_mode="vector_entry_point"``, see :mod:`agents.rllib_env`, which also
@@ -84,7 +88,7 @@ RESUMABLE = (
     "envs_per_runner",
     "num_learners",
 )
-FIXED = ("env", "seed")
+FIXED = ("env", "seed", "learned")
 CHECKPOINT_PREFIX = "ckpt_"
 
 
@@ -123,6 +127,16 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         default=None,
         help="RLlib learner actors, 1 CPU each (default 0: learn in the driver)",
     )
+    if "--learned" not in p._option_string_actions:  # train.py may define it itself
+        from agents.rllib_team import LEARNED
+
+        g.add_argument(
+            "--learned",
+            choices=LEARNED,
+            default=None,
+            help="team tasks (--env team_pursuit): the learned roles, one shared policy each "
+            "(default pursuers)",
+        )
 
 
 def wants_rllib(args: argparse.Namespace) -> bool:
@@ -206,6 +220,8 @@ def resolve_options(args: argparse.Namespace) -> tuple[dict[str, Any], RunPaths,
         )
     if given.get("device", "auto") == "cuda":
         raise UsageError("--framework rllib trains on CPU here (drop --device cuda)")
+    from agents import rllib_team
+
     previous: dict[str, Any] = {}
     if args.resume:
         if args.name is None:
@@ -216,6 +232,8 @@ def resolve_options(args: argparse.Namespace) -> tuple[dict[str, Any], RunPaths,
         old = previous.get("options", {})
         if old.get("framework") != "rllib":
             raise UsageError(f"run {args.name} was not trained with RLlib; drop --framework")
+        if "learned" in given and not rllib_team.is_team_task(old.get("env")):
+            raise UsageError(f"--learned is for the team tasks; run {args.name} is not one")
         for key in FIXED:
             if key in given and given[key] != old.get(key):
                 raise UsageError(
@@ -230,23 +248,33 @@ def resolve_options(args: argparse.Namespace) -> tuple[dict[str, Any], RunPaths,
     else:
         env = given.get("env", "steer_env/Pursuit-v0")
         seed = given.get("seed", 0)
+        team = rllib_team.is_team_task(env)
+        if "learned" in given and not team:
+            raise UsageError(f"--learned is for the team tasks (--env team_pursuit), not {env}")
+        tag = env_tag(env)
+        if team:
+            tag += f"-{given.get('learned', rllib_team.DEFAULT_LEARNED)}"
         name = given.get("name") or (
-            f"{env_tag(env)}__rllib-ppo__{seed}__{datetime.now().strftime('%Y%m%d-%H%M%S')}"
+            f"{tag}__rllib-ppo__{seed}__{datetime.now().strftime('%Y%m%d-%H%M%S')}"
         )
         paths = RunPaths(args.out / name)
         if paths.root.exists() and not args.overwrite:
             # prepare_run_dir is called only after Ray started: check the name here.
             raise UsageError(f"{paths.root} exists; pass --overwrite or another --name")
-        timesteps = given.get("timesteps", DEFAULT_TIMESTEPS[env])
+        default_timesteps = rllib_team.DEFAULT_TIMESTEPS if team else DEFAULT_TIMESTEPS[env]
+        timesteps = given.get("timesteps", default_timesteps)
+        envs = rllib_team.DEFAULT_ENVS_PER_RUNNER if team else DEFAULT_ENVS_PER_RUNNER
         opts = {
             "env": env,
             "seed": seed,
             "name": name,
             "timesteps": timesteps,
             "num_env_runners": given.get("num_env_runners", DEFAULT_ENV_RUNNERS),
-            "envs_per_runner": given.get("envs_per_runner", DEFAULT_ENVS_PER_RUNNER),
+            "envs_per_runner": given.get("envs_per_runner", envs),
             "num_learners": given.get("num_learners", 0),
         }
+        if team:
+            opts["learned"] = given.get("learned", rllib_team.DEFAULT_LEARNED)
         for key, default in (
             ("threads", 1),
             ("eval_episodes", 500),
@@ -299,6 +327,19 @@ def check_address(address: str) -> str:
 LOOPBACK_ENV = {"RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0"}
 
 
+#: Environment of this job's Ray worker processes. One math thread per actor on shared
+#: cores. A fixed string hash seed: RLlib's multi-agent env runners group agents through
+#: Python sets of agent ids, whose order (and so which agent gets which draw of the
+#: exploration noise) would otherwise change from process to process, and the same --seed
+#: would not reproduce a team run's episodes.
+WORKER_ENV = {
+    "OMP_NUM_THREADS": "1",
+    "MKL_NUM_THREADS": "1",
+    "NUMBA_NUM_THREADS": "1",
+    "PYTHONHASHSEED": "0",
+}
+
+
 def use_loopback_only() -> None:
     """Keep a Ray started by this process on the loopback interface.
 
@@ -320,8 +361,7 @@ def start_ray(opts: dict[str, Any]) -> dict[str, Any]:
         raise UsageError(f"--framework rllib needs RLlib: {INSTALL_HINT}") from None
     runners, learners = int(opts["num_env_runners"]), int(opts["num_learners"])
     need = runners + learners
-    # Workers inherit these: one math thread per actor on shared cores.
-    env_vars = {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "NUMBA_NUM_THREADS": "1"}
+    env_vars = dict(WORKER_ENV)
     try:
         if opts["address"]:
             ray.init(
@@ -406,7 +446,7 @@ def build_config(
         .learners(num_learners=num_learners, num_cpus_per_learner=1 if num_learners else "auto")
         .training(
             train_batch_size_per_learner=batch // max(num_learners, 1),
-            minibatch_size=int(hp["minibatch_size"]),
+            minibatch_size=min(int(hp["minibatch_size"]), batch // max(num_learners, 1)),
             num_epochs=int(hp["num_epochs"]),
             lr=float(hp["lr"]),
             gamma=float(hp["gamma"]),
@@ -506,10 +546,15 @@ def train(
 ) -> int:
     import torch
 
+    from agents import rllib_team
     from agents.training import prepare_run_dir
 
     t_script = time.perf_counter()
     env_id = opts["env"]
+    team = rllib_team.is_team_task(env_id)
+    learned = opts.get("learned", rllib_team.DEFAULT_LEARNED)
+    # RLlib's module ids: one shared module per learned role, or the single-agent default.
+    module_ids = rllib_team.MODULES[learned] if team else ("default_policy",)
     start = latest_checkpoint(paths) if opts["resume"] else None
     if opts["resume"] and start is None:
         raise UsageError(f"cannot resume: no complete checkpoint in {paths.root}")
@@ -521,9 +566,12 @@ def train(
     torch.manual_seed(int(opts["seed"]) + session_index)
     torch.set_num_threads(int(opts["threads"]))
 
-    hp = previous.get("hyperparameters") or dict(HYPERPARAMS)
-    config = build_config(
-        env_id,
+    hp = previous.get("hyperparameters") or {
+        **HYPERPARAMS,
+        **(rllib_team.HYPERPARAMS if team else {}),
+    }
+    config = (rllib_team.build_config if team else build_config)(
+        *((env_id, learned) if team else (env_id,)),
         int(opts["seed"]),
         session_index,
         int(opts["num_env_runners"]),
@@ -536,20 +584,26 @@ def train(
         algo.restore_from_path(str(start[0].resolve()))
         print(f"resuming {paths.root} from {start[0].name} at {start_timesteps:,} timesteps")
 
-    import gymnasium as gym
+    if team:
+        spaces = rllib_team.probe(env_id, learned)
+    else:
+        import gymnasium as gym
 
-    probe = gym.make(env_id)
+        probe = gym.make(env_id)
+        spaces = {
+            "env_id": env_id,
+            "obs_shape": list(probe.observation_space.shape),
+            "action_shape": list(probe.action_space.shape),
+        }
+        probe.close()
     meta = {
-        "env_id": env_id,
+        **spaces,
         "algo": "ppo",
         "framework": "rllib",
         "seed": int(opts["seed"]),
         "run_name": opts["name"],
-        "obs_shape": list(probe.observation_space.shape),
-        "action_shape": list(probe.action_space.shape),
         "versions": versions(),
     }
-    probe.close()
     session = {
         "started": datetime.now().isoformat(timespec="seconds"),
         "start_timesteps": start_timesteps,
@@ -569,7 +623,7 @@ def train(
         "eval_seed": EVAL_SEED + int(opts["seed"]),
         "seeding": "env i of runner w in session k resets with "
         "SeedSequence([seed, k, w]).generate_state(envs_per_runner, uint64)[i] "
-        "(agents/rllib_env.py)",
+        f"(agents/{'rllib_team_env' if team else 'rllib_env'}.py)",
         "versions": meta["versions"],
         "command": [sys.executable, *sys.argv],
         "status": "training",
@@ -586,7 +640,10 @@ def train(
     next_ckpt = start_timesteps + int(opts["checkpoint_freq"])
     next_eval = start_timesteps + int(opts["eval_freq"])
     eval_file = paths.eval / "evaluations.npz"
-    evals: dict[str, list[Any]] = {"timesteps": [], "successes": [], "ep_lengths": []}
+    # Team runs evaluate the team's capture rate (every evader captured), whichever role
+    # is learned; single-agent runs the learned agent's success rate.
+    rate_key, rate_name = ("captures", "capture") if team else ("successes", "success")
+    evals: dict[str, list[Any]] = {"timesteps": [], rate_key: [], "ep_lengths": []}
     if eval_file.is_file():
         with np.load(eval_file) as old:
             for k in evals:
@@ -602,7 +659,9 @@ def train(
 
     if total > timesteps:
         print(
-            f"training RLlib PPO on {env_id} for {total - timesteps:,} timesteps "
+            f"training RLlib PPO on {env_id}"
+            + (f" (learned {learned}: modules {', '.join(module_ids)})" if team else "")
+            + f" for {total - timesteps:,} timesteps "
             f"({opts['num_env_runners']} env runners x {opts['envs_per_runner']} envs, "
             f"{opts['num_learners']} learners, Ray {ray_info['address']}: "
             f"{ray_info['nodes']} nodes, {ray_info['cpus']:g} CPUs) -> {paths.root}",
@@ -617,45 +676,65 @@ def train(
             iteration += 1
             runners = result.get("env_runners", {})
             timesteps += int(runners.get("num_env_steps_sampled", 0))
-            learner = result.get("learners", {}).get("default_policy", {})
+            learners = result.get("learners", {})
             elapsed = time.perf_counter() - t0
             fps = (timesteps - start_timesteps) / elapsed if elapsed > 0 else 0.0
             ret = runners.get("episode_return_mean")
             # Sums over the iteration's finished episodes (NaN or absent when none ended).
             n_ep = float(runners.get("steer_episodes") or 0)
             n_ep = int(n_ep) if np.isfinite(n_ep) else 0
-            success = float(runners.get("steer_successes") or 0) / n_ep if n_ep else None
-            for key, value in (
-                ("rollout/ep_rew_mean", ret),
+            success = float(runners.get(f"steer_{rate_key}") or 0) / n_ep if n_ep else None
+            # Per-module returns (team runs: episode return summed over the role's agents).
+            module_returns = runners.get("module_episode_returns_mean") or {}
+            scalars = [
                 ("rollout/ep_len_mean", runners.get("episode_len_mean")),
-                ("rollout/success_rate", success),
-                ("train/policy_loss", learner.get("policy_loss")),
-                ("train/value_loss", learner.get("vf_loss")),
-                ("train/entropy", learner.get("entropy")),
-                ("train/explained_variance", learner.get("vf_explained_var")),
+                (f"rollout/{rate_name}_rate", success),
                 ("time/fps", fps),
-            ):
+            ]
+            if not team:
+                scalars.append(("rollout/ep_rew_mean", ret))
+            for m in module_ids:
+                learner = learners.get(m, {})
+                sub = f"{m}/" if team else ""
+                scalars += [
+                    (f"train/{sub}policy_loss", learner.get("policy_loss")),
+                    (f"train/{sub}value_loss", learner.get("vf_loss")),
+                    (f"train/{sub}entropy", learner.get("entropy")),
+                    (f"train/{sub}explained_variance", learner.get("vf_explained_var")),
+                ]
+                if team:
+                    scalars.append((f"rollout/{m}/ep_rew_mean", module_returns.get(m)))
+            for key, value in scalars:
                 if value is not None and np.isfinite(value):
                     writer.add_scalar(key, float(value), timesteps)
             line = f"[{iteration:4d}] {timesteps:>10,}/{total:,} steps"
-            if ret is not None and np.isfinite(ret):
+            if team:
+                for m in module_ids:
+                    r = module_returns.get(m)
+                    if r is not None and np.isfinite(r):
+                        line += f" | {m} return {r:6.3f}"
+            elif ret is not None and np.isfinite(ret):
                 line += f" | return {ret:6.3f}"
             if success is not None:
-                line += f" | success {100 * success:5.1f}% of {n_ep}"
+                line += f" | {rate_name} {100 * success:5.1f}% of {n_ep}"
             eta = (total - timesteps) / fps if fps > 0 else 0.0
             line += f" | {fps:,.0f} steps/s | eta {_fmt_eta(eta)}"
             if timesteps >= next_eval or timesteps >= total:
-                rate, length = evaluate(algo, env_id, n_eval, eval_seed)
+                if team:
+                    modules = {m: algo.get_module(m) for m in module_ids}
+                    rate, length = rllib_team.evaluate(modules, env_id, learned, n_eval, eval_seed)
+                else:
+                    rate, length = evaluate(algo, env_id, n_eval, eval_seed)
                 evals["timesteps"].append(timesteps)
-                evals["successes"].append(rate)
+                evals[rate_key].append(rate)
                 evals["ep_lengths"].append(length)
-                writer.add_scalar("eval/success_rate", rate, timesteps)
+                writer.add_scalar(f"eval/{rate_name}_rate", rate, timesteps)
                 writer.add_scalar("eval/mean_ep_length", length, timesteps)
                 paths.eval.mkdir(parents=True, exist_ok=True)
                 tmp = paths.eval / f".evaluations.tmp-{os.getpid()}.npz"
                 np.savez(tmp, **{k: np.asarray(v) for k, v in evals.items()})
                 os.replace(tmp, eval_file)
-                line += f" | eval success {100 * rate:.0f}%"
+                line += f" | eval {rate_name} {100 * rate:.0f}%"
                 next_eval = timesteps + int(opts["eval_freq"])
             if opts["progress"]:
                 print(line, flush=True)
@@ -701,20 +780,35 @@ def train(
             f"checkpoint {final}"
         )
 
-    from agents.training import final_comparison
+    if team:
+        print(
+            f"final comparison skipped: agents.compare does not support the team task "
+            f"{env_id} yet; load a trained module ({', '.join(module_ids)}) with "
+            f"agents.rllib_policy.load_rllib_policy('{final}', module='{module_ids[0]}')"
+        )
+        cfg_json["status"] = "finished"
+        cfg_json["comparison"] = None
+    else:
+        from agents.training import final_comparison
 
-    extra = {"model": str(final), "framework": "rllib"}
-    if not final_comparison(env_id, final, opts, paths, cfg_json, extra, PROG, "checkpoint"):
-        return 130
+        extra = {"model": str(final), "framework": "rllib"}
+        if not final_comparison(env_id, final, opts, paths, cfg_json, extra, PROG, "checkpoint"):
+            return 130
     cfg_json["total_wall_s"] = round(time.perf_counter() - t_script, 2)
     atomic_write_json(paths.config, cfg_json)
     gif = ", episode.gif" if opts["gif"] else ""
+    written = (
+        "model/ (RLlib checkpoint), config.json, checkpoints/, eval/, tb/"
+        if team
+        else "model/ (RLlib checkpoint), config.json, comparison.csv, comparison.json, "
+        f"episodes.csv, survival.png{gif}, checkpoints/, eval/, tb/"
+    )
     print(
-        f"\nwrote {paths.root}/: model/ (RLlib checkpoint), config.json, comparison.csv, "
-        f"comparison.json, episodes.csv, survival.png{gif}, checkpoints/, eval/, tb/ "
+        f"\nwrote {paths.root}/: {written} "
         f"(tensorboard --logdir {paths.tensorboard}); total {cfg_json['total_wall_s']:.0f} s"
     )
-    print(f"compare again: python -m agents.compare --model {final}")
+    if not team:
+        print(f"compare again: python -m agents.compare --model {final}")
     return 0
 
 

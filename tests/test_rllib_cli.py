@@ -42,6 +42,9 @@ def test_framework_rllib_without_ray_says_how_to_install(tmp_path):
         ["--framework", "rllib", "--n-envs", "4"],
         ["--framework", "rllib", "--address", "no-port-here"],
         ["--framework", "rllib", "--num-env-runners", "-1"],
+        # --learned is for the team tasks; the team task trains with RLlib only (for now).
+        ["--framework", "rllib", "--learned", "both"],
+        ["--env", "team_pursuit"],
     ],
 )
 def test_bad_rllib_options_are_one_line_errors(args, tmp_path):
