@@ -536,7 +536,8 @@ def main(argv: list[str] | None = None) -> int:
         policy = None
         env_id = args.env
         if env_id is None and args.model is not None:
-            env_id = read_model_metadata(args.model).get("env_id")
+            meta = read_model_metadata(args.model)
+            env_id = meta.get("env_id") or meta.get("team_task")
         from agents import team
 
         if team.is_team_env(env_id):

@@ -260,7 +260,8 @@ def main(argv: list[str] | None = None) -> int:
         agent = args.agent.strip().lower()
         if env_id is None:
             if args.model is not None:
-                env_id = read_model_metadata(args.model).get("env_id")
+                meta = read_model_metadata(args.model)
+                env_id = meta.get("env_id") or meta.get("team_task")
             elif agent in ("classic-evader",):
                 env_id = "steer_env/Evasion-v0"
             env_id = env_id or "steer_env/Pursuit-v0"

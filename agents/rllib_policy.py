@@ -172,14 +172,14 @@ def _load_team_module(
         raise PolicyLoadError(f"{p}: {METADATA_FILE} names no steer-env team task ({task!r})")
     if env_id is not None and str(env_id).strip().lower() != task:
         raise PolicyLoadError(
-            f"{p} is a multi-agent checkpoint of {task} (modules {names}), not of {env_id}; "
-            "agents.compare and agents.render run the single-agent tasks only"
+            f"{p} is a multi-agent checkpoint of {task} (modules {names}), not of {env_id} "
+            f"(use --env {task})"
         )
     if module is None:
         raise PolicyLoadError(
-            f"{p} is a multi-agent checkpoint of {task} (modules {names}): agents.compare "
-            "and agents.render run the single-agent tasks only; load one module with "
-            "agents.rllib_policy.load_rllib_policy(path, module=...)"
+            f"{p} is a multi-agent checkpoint of {task} (modules {names}): load one module "
+            "with load_rllib_policy(path, module=...), or compare it with python -m "
+            f"agents.compare --env {task} --model {p}"
         )
     if module not in modules:
         raise PolicyLoadError(f"{p} has no module {module!r} (its modules: {names})")

@@ -781,13 +781,14 @@ def train(
         )
 
     if team:
-        print(
-            f"final comparison skipped: agents.compare does not support the team task "
-            f"{env_id} yet; load a trained module ({', '.join(module_ids)}) with "
-            f"agents.rllib_policy.load_rllib_policy('{final}', module='{module_ids[0]}')"
+        # The cross-play table of the trained module(s) against the scripted sides.
+        from agents.team import final_team_comparison, load_team_policy
+
+        opponent = (
+            load_team_policy(final, "evader") if set(module_ids) == {"pursuer", "evader"} else None
         )
-        cfg_json["status"] = "finished"
-        cfg_json["comparison"] = None
+        if not final_team_comparison(final, opts, paths, cfg_json, PROG, opponent=opponent):
+            return 130
     else:
         from agents.training import final_comparison
 
@@ -798,7 +799,8 @@ def train(
     atomic_write_json(paths.config, cfg_json)
     gif = ", episode.gif" if opts["gif"] else ""
     written = (
-        "model/ (RLlib checkpoint), config.json, checkpoints/, eval/, tb/"
+        f"model/ (RLlib checkpoint), config.json, comparison.csv, comparison.json, "
+        f"episodes.csv{gif}, checkpoints/, eval/, tb/"
         if team
         else "model/ (RLlib checkpoint), config.json, comparison.csv, comparison.json, "
         f"episodes.csv, survival.png{gif}, checkpoints/, eval/, tb/"
@@ -807,8 +809,7 @@ def train(
         f"\nwrote {paths.root}/: {written} "
         f"(tensorboard --logdir {paths.tensorboard}); total {cfg_json['total_wall_s']:.0f} s"
     )
-    if not team:
-        print(f"compare again: python -m agents.compare --model {final}")
+    print(f"compare again: python -m agents.compare --model {final}")
     return 0
 
 

@@ -79,11 +79,15 @@ def load_team_policy(
     ``config``. The policy has ``role`` and ``config`` (the configuration it was trained
     with) attributes."""
     p = Path(path) if path is not None else default_model_path(role or "pursuer")
-    if p.is_dir():
-        raise PolicyLoadError(
-            f"{p} is a folder (an RLlib checkpoint?): the team comparison loads SB3 model zips "
-            "written by `python train.py --env team_pursuit`"
-        )
+    if p.is_dir():  # an RLlib checkpoint of train.py --framework rllib --env team_pursuit
+        from agents.rllib_policy import load_rllib_policy, read_rllib_metadata
+
+        modules = [str(m) for m in read_rllib_metadata(p).get("modules", [])]
+        module = role or ("pursuer" if "pursuer" in modules else (modules or ["pursuer"])[0])
+        policy = load_rllib_policy(p, ENV_NAME, device=device, module=module)
+        policy.role = module
+        policy.config = {}
+        return policy
     data = _read_data_json(p)
     meta = data.get(METADATA_KEY)
     meta = dict(meta) if isinstance(meta, dict) else {}
@@ -490,6 +494,12 @@ def compare_main(args: Any, prog: str) -> int:
                 )
         first = load_team_policy(path, device=device)
         policies[first.role] = first
+        if Path(path).is_dir() and args.opponent_model is None:
+            from agents.rllib_policy import read_rllib_metadata
+
+            for module in read_rllib_metadata(path).get("modules", []):
+                if module not in policies:  # learned="both": both roles in one checkpoint
+                    policies[module] = load_team_policy(path, module, device=device)
         if args.opponent_model is not None:
             other = "evader" if first.role == "pursuer" else "pursuer"
             policies[other] = load_team_policy(args.opponent_model, other, device=device)

@@ -42,7 +42,7 @@ ON_POLICY = ("ppo",)
 #: 2 CPU cores.
 DEFAULT_TIMESTEPS = {
     ("ppo", "pursuit"): 300_000,
-    ("ppo", "team_pursuit"): 300_000,
+    ("ppo", "team_pursuit"): 1_000_000,
     ("sac", "team_pursuit"): 50_000,
     ("ppo", "evasion"): 500_000,
     ("sac", "pursuit"): 50_000,

@@ -75,10 +75,12 @@ def test_train_py_team_pursuit_shared_pursuer_policy(cluster, tmp_path):
     proc = subprocess.run(cmd, cwd=ROOT, env=run_env(), capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert "learned pursuers: modules pursuer" in proc.stdout
-    assert "final comparison skipped" in proc.stdout  # agents.compare is single-agent
+    # The final cross-play table: the learned module against the scripted teams.
+    assert "learned pursuers (PPO)" in proc.stdout and "cooperative pursuers" in proc.stdout
     run = tmp_path / "team"
     config = json.loads((run / "config.json").read_text())
     assert config["status"] == "finished"
+    assert "learned vs flow" in config["comparison"]["cells"]
     assert config["options"]["learned"] == "pursuers"
     assert config["sessions"][0]["end_timesteps"] >= 500
     assert any((run / "tb").rglob("events.out.tfevents.*"))
