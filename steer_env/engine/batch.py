@@ -278,8 +278,6 @@ class Batch:
             for name in ("mass", "max_speed", "max_force", "radius"):
                 rec[name] = getattr(spec, name)
             rec["team"] = teams[i]
-            rec["rank"] = sum(t == teams[i] for t in teams[:i])
-            rec["team_size"] = sum(t == teams[i] for t in teams)
             rec["speed_scale"] = spec.max_speed + max(
                 (o.max_speed for j, o in enumerate(self.roster) if j != i), default=0.0
             )

@@ -135,8 +135,6 @@ VEHICLE = np.dtype(
         ("team", "i8"),  # PURSUER or EVADER
         ("strategy", "i8"),  # row of the strategy table, or LEARNED
         ("agent", "i8"),  # index among the learned agents, or -1
-        ("rank", "i8"),  # index among the vehicles of its team
-        ("team_size", "i8"),
         ("draw_offset", "i8"),  # first per-step random draw of its strategy
         ("speed_scale", "f8"),  # m/s: observation scale of relative velocities
     ],
@@ -164,7 +162,7 @@ BEHAVIOR = np.dtype(
         ("min_distance", "f8"),  # m: separation's distance floor
         ("offset_forward", "f8"),  # m: offset pursuit, in the target's frame
         ("offset_side", "f8"),  # m
-        ("offset_spread", "?"),  # rotate the offset by 2 pi rank / team_size
+        ("offset_spread", "?"),  # spread teammates by bearing (step.spread_rank)
         ("detection_length", "f8"),  # m: obstacle avoidance's box
         ("braking_weight", "f8"),
         ("hide_distance", "f8"),  # m beyond an obstacle's edge

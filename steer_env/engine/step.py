@@ -398,12 +398,18 @@ def scene_force(rec, e, i, pos, vel, head, alive, vehicles, world, scene, near_j
             rec.slowing_radius,
         )
     if kind == OFFSET_PURSUIT:
+        # The target's frame: its direction of motion (its heading), or the world axes while
+        # it stands still (its heading is then not observable).
+        fx, fy = target_forward(vel, e, j)
         ox, oy = rec.offset_forward, rec.offset_side
-        if rec.offset_spread and veh.team_size > 1:
-            # Teammates take the offset rotated to evenly spread bearings around the target.
-            angle = 2.0 * math.pi * veh.rank / veh.team_size
-            c, s_ = math.cos(angle), math.sin(angle)
-            ox, oy = c * ox - s_ * oy, s_ * ox + c * oy
+        if rec.offset_spread:
+            rank, size = spread_rank(pos, alive, vehicles, e, i, j, fx, fy)
+            if size > 1:
+                # Teammates take the offset rotated to evenly spread bearings around the
+                # target, in the order of their bearings (see spread_rank).
+                angle = 2.0 * math.pi * rank / size
+                c, s_ = math.cos(angle), math.sin(angle)
+                ox, oy = c * ox - s_ * oy, s_ * ox + c * oy
         return cb.offset_pursuit(
             px,
             py,
@@ -414,13 +420,80 @@ def scene_force(rec, e, i, pos, vel, head, alive, vehicles, world, scene, near_j
             pos[e, j, 1],
             vel[e, j, 0],
             vel[e, j, 1],
-            head[e, j, 0],
-            head[e, j, 1],
+            fx,
+            fy,
             ox,
             oy,
             rec.slowing_radius,
         )
     return 0.0, 0.0
+
+
+@inline_kernel
+def target_forward(vel, e, j):
+    """Unit forward direction of vehicle ``j``'s frame for offset pursuit: along its
+    velocity, or the world x axis while it stands still (a vehicle's heading is its
+    direction of motion once it moves, but a standing one's is not observable)."""
+    speed = length(vel[e, j, 0], vel[e, j, 1])
+    if speed > MIN_HEADING_SPEED:
+        return vel[e, j, 0] / speed, vel[e, j, 1] / speed
+    return 1.0, 0.0
+
+
+@inline_kernel
+def spread_bearing(pos, e, q, j, bx, by, shift):
+    """Bearing of vehicle ``q`` seen from vehicle ``j``, counterclockwise from the direction
+    ``(bx, by)`` plus ``shift``, in ``[0, 2 pi)``, and its distance."""
+    dx = pos[e, q, 0] - pos[e, j, 0]
+    dy = pos[e, q, 1] - pos[e, j, 1]
+    a = math.atan2(bx * dy - by * dx, bx * dx + by * dy) + shift
+    two_pi = 2.0 * math.pi
+    if a < 0.0:
+        a += two_pi
+    if a >= two_pi:
+        a -= two_pi
+    return a, length(dx, dy)
+
+
+@inline_kernel
+def spread_rank(pos, alive, vehicles, e, i, j, fx, fy):
+    """Rank and team size of pursuer ``i`` for a spread offset pursuit of target ``j``
+    (forward ``(fx, fy)``), from what ``i``'s observation shows (every teammate is observed;
+    the roster order is not): ``team_size`` is 1 + its teammates in the game, and ``rank``
+    the number of them whose bearing from the target comes before its own, counterclockwise
+    from the target's backward direction turned clockwise by half a slot (``pi /
+    team_size``), ties broken by distance to the target, then by x, then by y. So the
+    pursuers take the spread bearings in the order they already stand around the target,
+    each the free one nearest to where it is, instead of crossing each other; and a pursuer
+    on its bearing sits mid-slot, not on the cut where its rank would flip."""
+    team = vehicles[i].team
+    n = pos.shape[1]
+    size = 1
+    for q in range(n):
+        if q != i and alive[e, q] and vehicles[q].team == team:
+            size += 1
+    if size == 1:
+        return 0, 1
+    shift = math.pi / size
+    a_i, d_i = spread_bearing(pos, e, i, j, -fx, -fy, shift)
+    x_i, y_i = pos[e, i, 0], pos[e, i, 1]
+    rank = 0
+    for q in range(n):
+        if q == i or not alive[e, q] or vehicles[q].team != team:
+            continue
+        a_q, d_q = spread_bearing(pos, e, q, j, -fx, -fy, shift)
+        x_q, y_q = pos[e, q, 0], pos[e, q, 1]
+        if a_q != a_i:
+            before = a_q < a_i
+        elif d_q != d_i:
+            before = d_q < d_i
+        elif x_q != x_i:
+            before = x_q < x_i
+        else:
+            before = y_q < y_i
+        if before:
+            rank += 1
+    return rank, size
 
 
 @kernel

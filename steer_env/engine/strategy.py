@@ -22,6 +22,17 @@ nearest opponent by default; see :data:`~steer_env.engine.layout.TARGET_NAMES`).
 ``active_beyond`` (m) makes a behaviour act only while the nearest opponent is farther than
 that (the classic evader wanders only while unthreatened).
 
+Offset pursuit steers to a point fixed in the target's frame (``offset_forward``,
+``offset_side``; forward is the target's direction of motion, the world x axis while it
+stands still). With ``offset_spread`` the teammates in the game spread around the target:
+a vehicle's offset is rotated by ``2 pi rank / team_size``, where ``team_size`` is 1 + its
+teammates in the game and ``rank`` the number of them whose bearing from the target comes
+before its own, counterclockwise from the target's backward direction turned clockwise by
+half a slot (``pi / team_size``; ties by distance to the target, then position). Both come
+from what the vehicle observes (its roster index would not: observations order teammates
+nearest first), and the pursuers take the free bearings nearest to where they already are
+instead of crossing each other (:func:`steer_env.engine.step.spread_rank`).
+
 The engine compiles the table (:func:`encode`) and runs it for the scripted vehicles of
 every environment; the classic baselines in :mod:`agents.scripted` run the very same
 strategies from their observations.

@@ -29,14 +29,17 @@ parameter from the config):
 * **Reynolds team** (``"reynolds"``): wall avoidance, separation from the other pursuers,
   pursuit of the nearest evader with prediction (prioritized; the classic pursuer);
 * **cooperative team** (``"cooperative"``): wall avoidance; offset pursuit with the offset
-  (``offset_distance`` behind the evader) rotated by ``2 pi rank / N`` (so the pursuers
+  (``offset_distance`` behind the evader) rotated by ``2 pi rank / n`` (so the pursuers
   spread around the evader's predicted position on different bearings) while farther than
-  ``close_range``; pursuit within it (prioritized).
+  ``close_range``; pursuit within it (prioritized). ``n`` is the pursuers in the game and
+  ``rank`` a pursuer's place in their bearing order around the evader (see
+  :func:`cooperative_pursuer`), both read from what the pursuer observes, so the team also
+  plays from observations (:class:`agents.scripted.ScriptedPolicy`).
 
 Calibration (issue 10; :func:`calibration`, ``python -m agents.team_calibration``): over
 1,000 paired episodes (seeds 1,000,000 onwards, default settings) the Reynolds team
 captures the flow evader in 6.7% [5.3, 8.4] of the episodes, a lone Reynolds pursuer in
-1.7% [1.1, 2.7] and the cooperative team in 43.7% [40.7, 46.8] (95% Wilson intervals).
+1.7% [1.1, 2.7] and the cooperative team in 38.9% [35.9, 42.0] (95% Wilson intervals).
 
 The factories also accept a :class:`~steer_env.tasks.config.TaskConfig` (so
 ``gym.make("steer_env/Pursuit-v0", opponent_strategy="flow")`` works): parameters that a
@@ -254,7 +257,17 @@ def reynolds_pursuer(cfg: Any) -> Strategy:
 def cooperative_pursuer(cfg: Any) -> Strategy:
     """Wall avoidance; offset pursuit spread over the team's bearings while farther than
     ``close_range``; then pursuit (prioritized). The offset is ``offset_distance`` behind
-    the evader, rotated by ``2 pi rank / team_size`` by the engine (``offset_spread``)."""
+    the evader (in its frame: forward is its direction of motion, the world x axis while it
+    stands still), rotated by ``2 pi rank / team_size`` by the engine (``offset_spread``,
+    :func:`steer_env.engine.step.spread_rank`): ``team_size`` is 1 + the pursuer's
+    teammates in the game and ``rank`` the number of them whose bearing from the evader it
+    pursues comes before its own, counterclockwise from the evader's backward direction
+    turned clockwise by half a slot (``pi / team_size``), ties broken by distance, then by
+    position. Every pursuer observes every teammate, so each finds from its own observation
+    the ranks the engine finds from the state (the roster index would not do: observations
+    order teammates nearest first). The pursuers take the free bearings nearest to where
+    they already are instead of crossing each other; the half-slot turn keeps a pursuer
+    that holds its bearing away from the cut, where its rank would flip."""
     close = _param(cfg, "close_range")
     return Strategy(
         [
