@@ -24,22 +24,31 @@ import numpy as np
 from numpy.typing import NDArray
 
 from steer_env import vecmath
-from steer_env.engine.batch import Batch, VehicleSpec
+from steer_env.engine.batch import Batch, VehicleSpec, World
+from steer_env.engine.strategy import Strategy
 from steer_env.envs import streams
-from steer_env.tasks import Task, TaskConfig, get_task
+from steer_env.tasks import STRATEGIES, TEAM_TASKS, Task, TaskConfig, get_task
 from steer_env.tasks.config import make_config
 
 
 class ScriptedPolicy:
     """The baseline ``name`` of ``task`` (``"classic"``, ``"naive"``...) as a policy.
 
+    Also a scripted team of a team task (:data:`steer_env.tasks.TEAM_TASKS`, e.g.
+    ``ScriptedPolicy(TEAM_TASKS["team_pursuit"], "cooperative")``): one policy plays any
+    member of the team from that member's observation (every agent of the role can share
+    it, as the engine's scripted team shares its strategy). The role is the one whose
+    baselines hold ``name`` (``role`` picks one if several do).
+
     Args:
-        task: a :class:`Task` or a task name / env id.
-        name: one of ``task.baselines``.
+        task: a :class:`Task`, a task name / env id, or a team task (or its name).
+        name: one of ``task.baselines`` (a team task's: of any role).
         config: the env configuration the observations come from (a :class:`TaskConfig` or
-            ``gym.make`` keyword arguments); the task's defaults when omitted.
+            ``gym.make`` keyword arguments; a team task's ``TeamConfig`` or keyword
+            arguments); the task's defaults when omitted.
         seed: seeds the wander streams (row ``i`` uses ``seed + i``); ``None`` draws one
             from the OS.
+        role: a team task's role (``"pursuer"``/``"evader"``); inferred from ``name``.
     """
 
     #: Keeps the policy's streams apart from the env's, which are keyed from the same seeds.
@@ -47,11 +56,24 @@ class ScriptedPolicy:
 
     def __init__(
         self,
-        task: Task | str,
+        task: Any,
         name: str = "classic",
-        config: TaskConfig | dict[str, Any] | None = None,
+        config: Any = None,
         seed: int | None = 0,
+        role: str | None = None,
     ) -> None:
+        team_task = _team_task(task)
+        if team_task is not None:
+            self._init_team(team_task, name, config, role)
+        else:
+            self._init_single(task, name, config)
+        if seed is None:
+            seed = int(np.random.default_rng().integers(2**63))
+        self.seed = int(seed)
+        self._views: dict[int, Batch] = {}
+        self.obs_dim = self._world.obs_dim
+
+    def _init_single(self, task: Task | str, name: str, config: Any) -> None:
         self.task = get_task(task) if isinstance(task, str) else task
         if name not in self.task.baselines:
             raise ValueError(
@@ -66,30 +88,34 @@ class ScriptedPolicy:
         self.config = config
         self.role = self.task.learned_team
         self.strategy = self.task.baselines[name](config)
-        if seed is None:
-            seed = int(np.random.default_rng().integers(2**63))
-        self.seed = int(seed)
-        world = self.task.world(config)
-        self._world = world
-        roster = self.task.roster(config)
-        seat = roster[0]
-        # The observer runs the baseline strategy; observed vehicles are only positions.
-        others = [
-            VehicleSpec(v.team, None, v.mass, v.max_speed, v.max_force, v.radius)
-            for v in roster[1:]
-        ]
-        teammates = [v for v in others if v.team == seat.team][: world.observed_teammates]
-        opponents = [v for v in others if v.team != seat.team]
-        opponents = (opponents * world.observed_opponents)[: world.observed_opponents]
-        self._roster = [
-            VehicleSpec(
-                seat.team, self.strategy, seat.mass, seat.max_speed, seat.max_force, seat.radius
-            ),
-            *teammates,
-            *opponents,
-        ]
-        self._views: dict[int, Batch] = {}
-        self.obs_dim = world.obs_dim
+        self._world = self.task.world(config)
+        self._roster = _decode_roster(self.task.roster(config), 0, self._world, self.strategy)
+
+    def _init_team(self, task: Any, name: str, config: Any, role: str | None) -> None:
+        roles = [r for r, names in task.baselines.items() if name in names]
+        if role is not None:
+            roles = [r for r in roles if r == role]
+        if len(roles) != 1:
+            known = ", ".join(f"{r}: {', '.join(n)}" for r, n in task.baselines.items())
+            raise ValueError(
+                f"unknown baseline {name!r}"
+                + (f" for role {role!r}" if role is not None else "")
+                + f" of team task {task.name!r}: use one of ({known})"
+            )
+        (role,) = roles
+        if config is None:
+            config = task.default_config
+        elif isinstance(config, dict):
+            config = task.config(**config)
+        self.task = task
+        self.name = name
+        self.config = config
+        self.role = role
+        self.strategy = STRATEGIES[role][name](config)
+        self._world = task.world(config)
+        roster = task.roster(config)
+        seat = next(i for i, v in enumerate(roster) if v.team == role)
+        self._roster = _decode_roster(roster, seat, self._world, self.strategy)
 
     def _view(self, rows: int) -> Batch:
         """A batch of ``rows`` environments to rebuild observations into (kept per size, so
@@ -117,9 +143,10 @@ class ScriptedPolicy:
         ``(..., obs_dim)`` in, ``(2,)`` or ``(..., 2)`` out)."""
         obs = np.asarray(observation, dtype=np.float64)
         if obs.shape[-1:] != (self.obs_dim,):
+            task = getattr(self.task, "env_id", None) or self.task.name
             raise ValueError(
                 f"{type(self).__name__}: observations must end with {self.obs_dim} values "
-                f"({self.task.env_id}), got shape {obs.shape}"
+                f"({task}), got shape {obs.shape}"
             )
         lead = obs.shape[:-1]
         flat = obs.reshape(-1, self.obs_dim)
@@ -135,6 +162,43 @@ class ScriptedPolicy:
         max_force = view.vehicles["max_force"][0]
         action = np.clip(vecmath.vector_to_local(force, heading) / max_force, -1.0, 1.0)
         return action.astype(np.float32).reshape(*lead, 2), None
+
+
+def _team_task(task: Any) -> Any:
+    """The registered team task ``task`` names (or is), else ``None``."""
+    if isinstance(task, str):
+        return TEAM_TASKS.get(task.strip().lower())
+    return task if any(task is t for t in TEAM_TASKS.values()) else None
+
+
+def _decode_roster(
+    roster: list[VehicleSpec], seat: int, world: World, strategy: Strategy
+) -> list[VehicleSpec]:
+    """The roster an observation of ``roster[seat]`` decodes into
+    (:meth:`Batch.load_observations`): the observer running ``strategy``, then one vehicle
+    per teammate slot, then one per opponent slot (observed vehicles are only positions).
+
+    Every slot gets a vehicle (slots beyond the real teammates or opponents repeat one of
+    them; they are always absent), and the observer's velocity scale (its speed plus the
+    fastest other vehicle's) is the real one: the view's other vehicles are the real ones
+    plus such repeats."""
+    me = roster[seat]
+    others = [
+        VehicleSpec(v.team, None, v.mass, v.max_speed, v.max_force, v.radius)
+        for i, v in enumerate(roster)
+        if i != seat
+    ]
+    teammates = [v for v in others if v.team == me.team]
+    opponents = [v for v in others if v.team != me.team]
+    slowest = min(others, key=lambda v: v.max_speed) if others else me
+    pad_mate = VehicleSpec(me.team, None, me.mass, slowest.max_speed, me.max_force, me.radius)
+    teammates = (teammates or [pad_mate]) * world.observed_teammates
+    opponents = (opponents * world.observed_opponents) if opponents else []
+    return [
+        VehicleSpec(me.team, strategy, me.mass, me.max_speed, me.max_force, me.radius),
+        *teammates[: world.observed_teammates],
+        *opponents[: world.observed_opponents],
+    ]
 
 
 def classic(
