@@ -4,7 +4,11 @@
 times faster, in the walled 25 m arena (task: :mod:`steer_env.tasks.team_pursuit`). The
 learned agents are the roles named by ``learned``; the others run scripted strategies.
 One engine :class:`~steer_env.engine.batch.Batch` of one environment runs underneath: this
-module only maps dicts to arrays and back.
+module only maps dicts to arrays and back. For speed, :func:`vector_env` is the native
+batched form (``E`` environments in one compiled call, :mod:`steer_env.envs.team_vector`),
+and :func:`steer_env.envs.sb3.make_team_sb3_vec_env` its stable-baselines3 ``VecEnv`` with
+one slot per agent of a role (parameter sharing); ``python train.py --env team_pursuit``
+trains on it.
 
 >>> from steer_env.envs import team_pursuit_v0
 >>> env = team_pursuit_v0.parallel_env()
