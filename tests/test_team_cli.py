@@ -208,3 +208,34 @@ def test_the_shipped_team_model_is_the_default_and_beats_the_scripted_teams(tmp_
     # The README's measurement on 1,000 episodes: 99.5% vs 38.9%.
     assert learned >= 0.95 and learned - cooperative >= 0.4
     assert "learned pursuers (PPO)" in capsys.readouterr().out
+
+
+def test_league_reuses_finished_rounds_and_plays_every_team_against_every_evader(tmp_path, capsys):
+    # Finished rounds (model.zip present) are reused, so a league continues where it
+    # stopped; here every round is "finished" with the shipped models, so nothing trains.
+    import shutil
+
+    from agents import team_league
+    from agents.policies import models_dir
+
+    for name, model in (
+        ("e0", "team_pursuit_evader_ppo.zip"),
+        ("p1", "team_pursuit_pursuer_ppo.zip"),
+        ("e1", "team_pursuit_evader_ppo.zip"),
+    ):
+        (tmp_path / name).mkdir()
+        shutil.copy(models_dir() / model, tmp_path / name / "model.zip")
+    rc = team_league.main(["--rounds", "1", "--out", str(tmp_path), "--episodes", "20"])
+    assert rc == 0
+    out = capsys.readouterr().out
+    assert out.count("reusing") == 3
+    summary = json.loads((tmp_path / "crossplay" / "comparison.json").read_text())
+    assert set(summary["pursuer_teams"]) == {"reynolds", "cooperative", "p1"}
+    assert set(summary["evaders"]) == {"flow", "e0", "e1"}
+    assert len(summary["cells"]) == 9
+    # e0 and e1 are the same model here: the same episodes, the same captures.
+    for team in ("reynolds", "cooperative", "p1"):
+        assert (
+            summary["cells"][f"{team} vs e0"]["captures"]
+            == summary["cells"][f"{team} vs e1"]["captures"]
+        )

@@ -1,0 +1,133 @@
+"""The env step of this checkout against another commit's, interleaved, in fresh processes.
+
+    python -m benchmarks.versus --ref de83540               # single env and 8,192 envs
+    python -m benchmarks.versus --ref de83540 --rounds 7 --num-envs 1024
+
+Both versions cannot be imported into one process (same package name), so each round runs
+one child process per version (alternating which goes first) on the same pre-drawn random
+actions: Pursuit-v0 through ``gym.make`` (single env, resets included) and through
+``gym.make_vec(..., vectorization_mode="vector_entry_point")``. The other version is checked
+out with ``git worktree add --detach`` into a temporary folder (removed afterwards). Prints
+the median env-steps/s of each version and the ratio this / ref. Threads are pinned to one.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from steer_env.cli import OneLineParser, positive_int
+
+ROOT = Path(__file__).resolve().parents[1]
+
+CHILD = r"""
+import json, sys, time
+import numpy as np
+import gymnasium as gym
+import steer_env
+mode, n, steps = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+rng = np.random.default_rng(0)
+if mode == "vector":
+    env = gym.make_vec("steer_env/Pursuit-v0", num_envs=n, vectorization_mode="vector_entry_point")
+    env.reset(seed=0)
+    acts = rng.uniform(-1, 1, (steps, n, 2)).astype(np.float32)
+    for a in acts[:20]:
+        env.step(a)
+    t0 = time.perf_counter()
+    for a in acts:
+        env.step(a)
+    rate = steps * n / (time.perf_counter() - t0)
+else:
+    env = gym.make("steer_env/Pursuit-v0")
+    env.reset(seed=0)
+    acts = rng.uniform(-1, 1, (steps, 2)).astype(np.float32)
+    step, reset = env.step, env.reset
+    for a in acts[:200]:
+        _, _, te, tr, _ = step(a)
+        if te or tr:
+            reset()
+    t0 = time.perf_counter()
+    for a in acts:
+        _, _, te, tr, _ = step(a)
+        if te or tr:
+            reset()
+    rate = steps / (time.perf_counter() - t0)
+print(json.dumps({"package": steer_env.__file__, "rate": rate}))
+"""
+
+
+def measure(tree: Path, mode: str, num_envs: int, steps: int) -> float:
+    env = dict(os.environ, PYTHONPATH=str(tree), OMP_NUM_THREADS="1", NUMBA_NUM_THREADS="1")
+    proc = subprocess.run(
+        [sys.executable, "-c", CHILD, mode, str(num_envs), str(steps)],
+        env=env,
+        cwd=tempfile.gettempdir(),
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if proc.returncode != 0:
+        raise RuntimeError(f"{tree}: {proc.stderr.strip().splitlines()[-1:]}")
+    result = json.loads(proc.stdout.strip().splitlines()[-1])
+    if not result["package"].startswith(str(tree)):
+        raise RuntimeError(f"the child imported {result['package']}, not the one in {tree}")
+    return float(result["rate"])
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = OneLineParser(
+        prog="python -m benchmarks.versus",
+        description="Pursuit-v0 env-steps/s of this checkout vs another git commit.",
+    )
+    p.add_argument("--ref", required=True, help="the other commit (any git revision)")
+    p.add_argument("--rounds", type=positive_int, default=5, help="interleaved rounds")
+    p.add_argument("--num-envs", type=positive_int, default=8192, help="vector env size")
+    p.add_argument("--steps", type=positive_int, default=300, help="vector env steps")
+    p.add_argument("--single-steps", type=positive_int, default=20_000, help="single env steps")
+    args = p.parse_args(argv)
+    with tempfile.TemporaryDirectory() as tmp:
+        other = Path(tmp) / "ref"
+        add = subprocess.run(
+            ["git", "-C", str(ROOT), "worktree", "add", "--detach", str(other), args.ref],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        if add.returncode != 0:
+            p.error(f"cannot check out --ref {args.ref}: {add.stderr.strip()}")
+        try:
+            trees = {"this": ROOT, args.ref: other}
+            for mode, n, steps in (
+                ("single", 1, args.single_steps),
+                ("vector", args.num_envs, args.steps),
+            ):
+                rates: dict[str, list[float]] = {k: [] for k in trees}
+                for r in range(args.rounds):
+                    order = list(trees) if r % 2 == 0 else list(trees)[::-1]
+                    for k in order:
+                        rates[k].append(measure(trees[k], mode, n, steps))
+                med = {k: statistics.median(v) for k, v in rates.items()}
+                print(
+                    f"Pursuit-v0 {mode} ({n} env{'s' if n > 1 else ''}): this "
+                    f"{med['this']:,.0f} env-steps/s, {args.ref} {med[args.ref]:,.0f}; "
+                    f"ratio {med['this'] / med[args.ref]:.2f} (medians of {args.rounds}; "
+                    f"this {[round(x) for x in rates['this']]}, "
+                    f"{args.ref} {[round(x) for x in rates[args.ref]]})",
+                    flush=True,
+                )
+        finally:
+            subprocess.run(
+                ["git", "-C", str(ROOT), "worktree", "remove", "--force", str(other)],
+                capture_output=True,
+                check=False,
+            )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
