@@ -237,8 +237,18 @@ class SteerEnv(gym.Env[NDArray[np.float32], NDArray[np.float32]]):
     def step(self, action: Any) -> tuple[NDArray[np.float32], float, bool, bool, dict[str, Any]]:
         if self._needs_reset:
             raise ResetNeeded("Cannot call env.step() before calling env.reset()")
-        act = validate_actions(action, (2,))
-        result = self.batch.step(act.reshape(1, 1, 2), reuse=True)
+        buf = self.batch.action_buffer
+        # Fast path for the usual action, a float ndarray of 2 finite numbers; anything
+        # else goes through the full validation (which also words every error).
+        x = y = math.nan
+        if type(action) is np.ndarray and action.shape == (2,) and action.dtype.kind == "f":
+            x, y = action.tolist()
+        if math.isfinite(x) and math.isfinite(y):
+            buf[0, 0, 0] = x
+            buf[0, 0, 1] = y
+        else:
+            buf[0, 0] = validate_actions(action, (2,))
+        result = self.batch.step(buf, reuse=True)
         row = result.row(0, 0)
         info: dict[str, Any] = {
             "distance": row.distance,
