@@ -199,3 +199,18 @@ def test_bench_core_uses_the_shared_parser():
     assert out.returncode == 2 and "Traceback" not in out.stderr
     lines = out.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("python -m benchmarks.bench_core: error: ")
+
+
+def test_versus_names_a_bad_ref_in_one_line():
+    import subprocess
+    import sys
+
+    r = subprocess.run(
+        [sys.executable, "-m", "benchmarks.versus", "--ref", "no-such-commit-xyz"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert r.returncode == 2
+    assert len(r.stderr.strip().splitlines()) == 1
+    assert "cannot check out --ref no-such-commit-xyz" in r.stderr
