@@ -42,9 +42,11 @@ def test_framework_rllib_without_ray_says_how_to_install(tmp_path):
         ["--framework", "rllib", "--n-envs", "4"],
         ["--framework", "rllib", "--address", "no-port-here"],
         ["--framework", "rllib", "--num-env-runners", "-1"],
-        # --learned is for the team tasks; the team task trains with RLlib only (for now).
+        # --learned is for the team tasks; "both" trains two policies at once, RLlib only.
         ["--framework", "rllib", "--learned", "both"],
-        ["--env", "team_pursuit"],
+        ["--env", "team_pursuit", "--learned", "both"],
+        # Training against a frozen or scripted opponent is the SB3 path's.
+        ["--framework", "rllib", "--env", "team_pursuit", "--opponent-strategy", "flow"],
     ],
 )
 def test_bad_rllib_options_are_one_line_errors(args, tmp_path):
