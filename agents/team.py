@@ -139,6 +139,48 @@ def _learned_value(pursuers: Side, evaders: Side) -> str:
     )
 
 
+class Match:
+    """``num_envs`` environments of the pursuer team ``pursuers`` against ``evaders`` (each a
+    strategy name, run by the engine, or a policy): :attr:`venv` is the native batch with
+    the scripted sides configured, :meth:`actions` the learned sides' deterministic
+    actions, each agent from its own observation."""
+
+    def __init__(
+        self,
+        pursuers: Side,
+        evaders: Side,
+        num_envs: int,
+        config: dict[str, Any] | None = None,
+        render_mode: str | None = None,
+    ) -> None:
+        from steer_env.envs.team_vector import TeamPursuitVectorEnv
+
+        kwargs = dict(config or {})
+        kwargs["learned"] = _learned_value(pursuers, evaders)
+        if isinstance(pursuers, str):
+            kwargs["pursuer_strategy"] = pursuers
+        if isinstance(evaders, str):
+            kwargs["evader_strategy"] = evaders
+        try:
+            self.venv = TeamPursuitVectorEnv(num_envs, render_mode=render_mode, **kwargs)
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
+        self._acting = [
+            (policy, np.flatnonzero(self.venv.agent_team == code))
+            for policy, code in ((pursuers, layout.PURSUER), (evaders, layout.EVADER))
+            if not isinstance(policy, str)
+        ]
+
+    def actions(self, obs: np.ndarray) -> np.ndarray:
+        """``(E, k, 2)`` actions of the learned agents for observations ``(E, k, obs_dim)``."""
+        venv = self.venv
+        act = np.zeros((venv.num_envs, venv.n_agents, 2))
+        for policy, idx in self._acting:
+            a, _ = policy.predict(obs[:, idx].reshape(-1, venv.obs_dim), deterministic=True)
+            act[:, idx] = np.asarray(a, dtype=np.float64).reshape(venv.num_envs, idx.size, 2)
+        return act
+
+
 def play_team_episodes(
     pursuers: Side,
     evaders: Side,
@@ -149,23 +191,8 @@ def play_team_episodes(
     """Episode ``k = 0..episodes-1`` from seed ``seed + k`` of the pursuer team ``pursuers``
     against ``evaders`` (each a strategy name or a policy, deterministic actions), the first
     episode of each environment recorded. ``success``: every evader captured."""
-    from steer_env.envs.team_vector import TeamPursuitVectorEnv
-
-    kwargs = dict(config or {})
-    kwargs["learned"] = _learned_value(pursuers, evaders)
-    if isinstance(pursuers, str):
-        kwargs["pursuer_strategy"] = pursuers
-    if isinstance(evaders, str):
-        kwargs["evader_strategy"] = evaders
-    try:
-        venv = TeamPursuitVectorEnv(episodes, **kwargs)
-    except ValueError as exc:
-        raise UsageError(str(exc)) from None
-    acting = [
-        (policy, np.flatnonzero(venv.agent_team == code))
-        for policy, code in ((pursuers, layout.PURSUER), (evaders, layout.EVADER))
-        if not isinstance(policy, str)
-    ]
+    match = Match(pursuers, evaders, episodes, config)
+    venv = match.venv
     n = episodes
     obs, _ = venv.reset(seed=seed)
     done = np.zeros(n, dtype=bool)
@@ -173,11 +200,7 @@ def play_team_episodes(
     capture_step = np.full(n, -1, dtype=np.int64)
     length = np.zeros(n, dtype=np.int64)
     for _ in range(venv.config.time_limit + 1):
-        act = np.zeros((n, venv.n_agents, 2))
-        for policy, idx in acting:
-            a, _ = policy.predict(obs[:, idx].reshape(-1, venv.obs_dim), deterministic=True)
-            act[:, idx] = np.asarray(a, dtype=np.float64).reshape(n, idx.size, 2)
-        obs, _, _, _, info = venv.step(act)
+        obs, _, _, _, info = venv.step(match.actions(obs))
         length[~done] += 1
         ended = info["done"] & ~done
         if ended.any():
@@ -424,34 +447,19 @@ def render_team_animation(
     (GIF, MP4 or PNG by extension). Returns the path and one outcome line per episode."""
     from agents.render import DEFAULT_WIDTH, captioned, write_gif
     from agents.render import side_by_side as join
-    from steer_env.envs.team_vector import TeamPursuitVectorEnv
     from steer_env.rendering import check_animation_path
 
     check_animation_path(out)
     width = DEFAULT_WIDTH if width is None else width
     played = []
     for team in [pursuers] + ([side_by_side] if side_by_side is not None else []):
-        kwargs = dict(config or {})
-        kwargs["learned"] = _learned_value(team, evaders)
-        if isinstance(team, str):
-            kwargs["pursuer_strategy"] = team
-        if isinstance(evaders, str):
-            kwargs["evader_strategy"] = evaders
-        venv = TeamPursuitVectorEnv(1, render_mode="rgb_array", **kwargs)
+        match = Match(team, evaders, 1, config, render_mode="rgb_array")
+        venv = match.venv
         obs, _ = venv.reset(seed=seed)
         frames = [venv.render()[0]]
-        acting = [
-            (p, np.flatnonzero(venv.agent_team == code))
-            for p, code in ((team, layout.PURSUER), (evaders, layout.EVADER))
-            if not isinstance(p, str)
-        ]
         info: dict[str, Any] = {}
         for _ in range(venv.config.time_limit):
-            act = np.zeros((1, venv.n_agents, 2))
-            for p, idx in acting:
-                a, _ = p.predict(obs[:, idx].reshape(-1, venv.obs_dim), deterministic=True)
-                act[:, idx] = np.asarray(a, dtype=np.float64).reshape(1, idx.size, 2)
-            obs, _, _, _, info = venv.step(act)
+            obs, _, _, _, info = venv.step(match.actions(obs))
             frames.append(venv.render()[0])
             if info["done"][0]:
                 break

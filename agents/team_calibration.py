@@ -6,7 +6,7 @@
 
 Every team plays the same episodes (episode ``k`` starts from seed ``seed + k``: paired
 starts), each team as one batch of ``--episodes`` environments with nothing learned
-(:func:`steer_env.tasks.team_pursuit.scripted_capture_steps`): the Reynolds team of
+(:func:`agents.team.play_team_episodes`): the Reynolds team of
 ``--pursuers`` pursuers, the cooperative team of as many, and a lone Reynolds pursuer.
 
 Printed per team: the capture rate with its 95% Wilson interval, the mean time to capture
@@ -40,23 +40,21 @@ LONE_PURSUER_MAX = 0.05
 def measure(episodes: int, seed: int, n_pursuers: int = 3) -> dict[str, dict[str, float]]:
     """Capture rate (with its Wilson interval), mean time to capture and restricted mean
     time (s) of each scripted team on the same ``episodes`` seeded episodes."""
-    from steer_env.tasks.team_pursuit import TEAM_PURSUIT, scripted_capture_steps
+    from agents.team import play_team_episodes
+    from steer_env.tasks.team_pursuit import TEAM_PURSUIT
 
     cfg = TEAM_PURSUIT.config()
     horizon = cfg.time_limit * cfg.dt
     teams = {
-        f"reynolds x{n_pursuers}": {"n_pursuers": n_pursuers},
-        f"cooperative x{n_pursuers}": {
-            "n_pursuers": n_pursuers,
-            "pursuer_strategy": "cooperative",
-        },
-        "reynolds x1": {"n_pursuers": 1},
+        f"reynolds x{n_pursuers}": ("reynolds", n_pursuers),
+        f"cooperative x{n_pursuers}": ("cooperative", n_pursuers),
+        "reynolds x1": ("reynolds", 1),
     }
     out = {}
-    for name, overrides in teams.items():
-        first = scripted_capture_steps(episodes, seed, **overrides)
-        caught = first > 0
-        times = np.where(caught, first * cfg.dt, horizon)
+    for name, (strategy, size) in teams.items():
+        played = play_team_episodes(strategy, "flow", episodes, seed, {"n_pursuers": size})
+        caught = played.captured
+        times = np.where(caught, played.capture_step * cfg.dt, horizon)
         rate = stats.wilson_interval(int(caught.sum()), episodes)
         out[name] = {
             "captures": int(caught.sum()),

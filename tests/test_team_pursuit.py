@@ -19,7 +19,7 @@ from pettingzoo.test import api_test, max_cycles_test, parallel_api_test, parall
 from agents import team_calibration
 from steer_env.engine.batch import Batch
 from steer_env.envs import streams, team_pursuit_v0
-from steer_env.tasks import TASKS, TEAM_TASKS, team_pursuit
+from steer_env.tasks import TASKS, TEAM_TASKS
 
 TASK = TEAM_TASKS["team_pursuit"]
 ROOT = Path(__file__).resolve().parents[1]
@@ -257,14 +257,21 @@ def test_calibration_targets_of_issue_10():
     assert lone["captures"] <= team["captures"]
 
 
-def test_scripted_capture_steps_are_paired_and_deterministic():
-    a = team_pursuit.scripted_capture_steps(64, seed=5)
-    np.testing.assert_array_equal(a, team_pursuit.scripted_capture_steps(64, seed=5))
+def test_scripted_play_is_paired_and_deterministic():
+    from agents.team import play_team_episodes
+
+    a = play_team_episodes("reynolds", "flow", 64, 5)
+    np.testing.assert_array_equal(
+        a.capture_step, play_team_episodes("reynolds", "flow", 64, 5).capture_step
+    )
     cfg = TASK.config()
-    assert ((a == -1) | ((a >= 1) & (a <= cfg.time_limit))).all()
-    assert (a > 0).any()
+    steps = a.capture_step
+    assert ((steps == -1) | ((steps >= 1) & (steps <= cfg.time_limit))).all()
+    assert (steps > 0).any() and (steps == -1).any()
     # A tiny capture radius never captures.
-    assert (team_pursuit.scripted_capture_steps(16, capture_radius=1e-9) == -1).all()
+    assert not play_team_episodes(
+        "reynolds", "flow", 16, 5, {"capture_radius": 1e-9}
+    ).captured.any()
 
 
 def test_the_flow_evader_is_a_weighted_sum_with_the_vortex_only_while_unthreatened():

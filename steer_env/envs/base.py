@@ -36,11 +36,12 @@ def validate_render_mode(render_mode: str | None, accepted: list[str]) -> None:
 
 
 def validate_actions(
-    action: Any, shape: tuple[int, ...], name: str = "action"
+    action: Any, shape: tuple[int, ...], name: str = "action", finite: bool = True
 ) -> NDArray[np.float64]:
     """Actions as float64 of exactly ``shape``, finite; ``ValueError`` naming ``name``
     otherwise. Accepts anything array-like: lists, numpy arrays of any real dtype, torch
-    tensors (also ones that require grad)."""
+    tensors (also ones that require grad). With ``finite=False`` NaN and inf pass (a caller
+    that checks finiteness per agent, where some rows are ignored)."""
     if hasattr(action, "detach") and callable(action.detach):
         action = action.detach()  # a torch tensor that requires grad
         if hasattr(action, "cpu"):
@@ -65,6 +66,8 @@ def validate_actions(
             raise ValueError(f"{name} must be finite numbers, got {action!r}") from None
     if arr.shape != shape:
         raise ValueError(f"{name} must have shape {shape}, got {arr.shape}")
+    if not finite:
+        return arr
     # A few values: Python's isfinite beats numpy's per-call overhead.
     finite = (
         all(map(math.isfinite, arr.ravel().tolist())) if arr.size <= 8 else np.isfinite(arr).all()

@@ -29,18 +29,15 @@ from steer_env.envs.base import validate_actions
 from steer_env.envs.vector import SteerVectorEnv, seeds_to_keys
 
 
-class SB3VecEnv(VecEnv):
-    """A :class:`SteerVectorEnv`'s batch driven through SB3's ``VecEnv`` API."""
+class _BatchVecEnv(VecEnv):
+    """What SB3's ``VecEnv`` asks of any of our batched envs: the render metadata, frames,
+    closing and attribute access. One simulation serves every index, so attributes and
+    methods are those of ``vector_env`` whatever the index."""
 
-    def __init__(self, vector_env: SteerVectorEnv) -> None:
-        if not isinstance(vector_env, SteerVectorEnv):
-            raise TypeError(f"vector_env must be a SteerVectorEnv, got {type(vector_env).__name__}")
+    def __init__(self, vector_env: Any, num_envs: int) -> None:
         self.vector_env = vector_env
-        self.batch = vector_env.batch
         super().__init__(
-            vector_env.num_envs,
-            vector_env.single_observation_space,
-            vector_env.single_action_space,
+            num_envs, vector_env.single_observation_space, vector_env.single_action_space
         )
         self.render_mode = vector_env.render_mode
         # SB3's VecVideoRecorder reads render_fps (and render_modes) from here.
@@ -50,12 +47,56 @@ class SB3VecEnv(VecEnv):
             "render_modes": list(vector_env.metadata["render_modes"]),
         }
         self._actions: NDArray[np.float64] | None = None
-        self._rng = np.random.default_rng()
-        self._episode_seeded = False
 
     @property
-    def unwrapped_env(self) -> SteerVectorEnv:
+    def unwrapped_env(self) -> Any:
         return self.vector_env
+
+    def step_async(self, actions: NDArray[np.float32]) -> None:
+        self._actions = validate_actions(actions, (self.num_envs, 2), "actions")
+
+    def close(self) -> None:
+        self.vector_env.close()
+
+    def get_images(self) -> Sequence[NDArray[np.uint8] | None]:
+        """One frame per *environment* of the simulation (``render()`` tiles them)."""
+        if self.vector_env.render_mode is None:
+            return [None] * self.vector_env.num_envs
+        return list(self.vector_env.render())
+
+    def get_attr(self, attr_name: str, indices: VecEnvIndices = None) -> list[Any]:
+        value = getattr(self.vector_env, attr_name)
+        return [value for _ in self._get_indices(indices)]
+
+    def set_attr(self, attr_name: str, value: Any, indices: VecEnvIndices = None) -> None:
+        setattr(self.vector_env, attr_name, value)
+
+    def env_method(
+        self,
+        method_name: str,
+        *method_args: Any,
+        indices: VecEnvIndices = None,
+        **method_kwargs: Any,
+    ) -> list[Any]:
+        result = getattr(self.vector_env, method_name)(*method_args, **method_kwargs)
+        return [result for _ in self._get_indices(indices)]
+
+    def env_is_wrapped(
+        self, wrapper_class: type[gym.Wrapper], indices: VecEnvIndices = None
+    ) -> list[bool]:
+        return [False for _ in self._get_indices(indices)]
+
+
+class SB3VecEnv(_BatchVecEnv):
+    """A :class:`SteerVectorEnv`'s batch driven through SB3's ``VecEnv`` API."""
+
+    def __init__(self, vector_env: SteerVectorEnv) -> None:
+        if not isinstance(vector_env, SteerVectorEnv):
+            raise TypeError(f"vector_env must be a SteerVectorEnv, got {type(vector_env).__name__}")
+        super().__init__(vector_env, vector_env.num_envs)
+        self.batch = vector_env.batch
+        self._rng = np.random.default_rng()
+        self._episode_seeded = False
 
     def reset(self) -> NDArray[np.float32]:
         seeds = self._seeds
@@ -68,9 +109,6 @@ class SB3VecEnv(VecEnv):
         self._reset_seeds()
         self._reset_options()
         return obs[:, 0]
-
-    def step_async(self, actions: NDArray[np.float32]) -> None:
-        self._actions = validate_actions(actions, (self.num_envs, 2), "actions")
 
     def step_wait(
         self,
@@ -97,38 +135,6 @@ class SB3VecEnv(VecEnv):
             obs[finished] = self.batch.reset(finished)[finished, 0]
         return obs, result.reward[:, 0].astype(np.float32), done.copy(), infos
 
-    def close(self) -> None:
-        self.vector_env.close()
-
-    def get_images(self) -> Sequence[NDArray[np.uint8] | None]:
-        """One frame per environment (``render()`` tiles them)."""
-        if self.vector_env.render_mode is None:
-            return [None] * self.num_envs
-        return list(self.vector_env.render())
-
-    # --- attribute access: one simulation serves every index ---------------------------
-    def get_attr(self, attr_name: str, indices: VecEnvIndices = None) -> list[Any]:
-        value = getattr(self.vector_env, attr_name)
-        return [value for _ in self._get_indices(indices)]
-
-    def set_attr(self, attr_name: str, value: Any, indices: VecEnvIndices = None) -> None:
-        setattr(self.vector_env, attr_name, value)
-
-    def env_method(
-        self,
-        method_name: str,
-        *method_args: Any,
-        indices: VecEnvIndices = None,
-        **method_kwargs: Any,
-    ) -> list[Any]:
-        result = getattr(self.vector_env, method_name)(*method_args, **method_kwargs)
-        return [result for _ in self._get_indices(indices)]
-
-    def env_is_wrapped(
-        self, wrapper_class: type[gym.Wrapper], indices: VecEnvIndices = None
-    ) -> list[bool]:
-        return [False for _ in self._get_indices(indices)]
-
 
 def make_sb3_vec_env(env_id: str, n_envs: int, seed: int | None = None, **kwargs: Any) -> SB3VecEnv:
     """An :class:`SB3VecEnv` of ``n_envs`` environments of ``env_id`` (``"steer_env/Pursuit-v0"``
@@ -143,7 +149,7 @@ def make_sb3_vec_env(env_id: str, n_envs: int, seed: int | None = None, **kwargs
     return venv
 
 
-class TeamSB3VecEnv(VecEnv):
+class TeamSB3VecEnv(_BatchVecEnv):
     """Parameter sharing for the team task: one SB3 ``VecEnv`` slot per agent of ``role``.
 
     Wraps a :class:`~steer_env.envs.team_vector.TeamPursuitVectorEnv` of ``E`` environments
@@ -178,7 +184,6 @@ class TeamSB3VecEnv(VecEnv):
         if role not in layout.TEAM_NAMES:
             raise ValueError(f"role must be one of {', '.join(layout.TEAM_NAMES)}, got {role!r}")
         code = layout.TEAM_NAMES.index(role)
-        self.vector_env = vector_env
         self.role = role
         self.slots = np.flatnonzero(vector_env.agent_team == code)
         self.others = np.flatnonzero(vector_env.agent_team != code)
@@ -195,18 +200,7 @@ class TeamSB3VecEnv(VecEnv):
         self.opponent = opponent
         self.n_envs_inner = vector_env.num_envs
         self.per_env = int(self.slots.size)
-        super().__init__(
-            self.n_envs_inner * self.per_env,
-            vector_env.single_observation_space,
-            vector_env.single_action_space,
-        )
-        self.render_mode = vector_env.render_mode
-        self.metadata = {
-            **self.metadata,
-            "render_fps": vector_env.metadata["render_fps"],
-            "render_modes": list(vector_env.metadata["render_modes"]),
-        }
-        self._actions: NDArray[np.float64] | None = None
+        super().__init__(vector_env, self.n_envs_inner * self.per_env)
         self._obs: NDArray[np.float32] | None = None  # all agents' last observations
         self._seed: int | None = None
         self._success_by_capture = role == "pursuer"
@@ -229,9 +223,6 @@ class TeamSB3VecEnv(VecEnv):
         self._reset_options()
         self._obs = obs
         return self._slots_of(obs).copy()
-
-    def step_async(self, actions: NDArray[np.float32]) -> None:
-        self._actions = validate_actions(actions, (self.num_envs, 2), "actions")
 
     def step_wait(
         self,
@@ -290,37 +281,6 @@ class TeamSB3VecEnv(VecEnv):
         slot_obs[still_out] = 0.0
         self._obs = obs
         return slot_obs, rew, dones, infos
-
-    def close(self) -> None:
-        self.vector_env.close()
-
-    def get_images(self) -> Sequence[NDArray[np.uint8] | None]:
-        """One frame per *environment* (``render()`` tiles them)."""
-        if self.vector_env.render_mode is None:
-            return [None] * self.n_envs_inner
-        return list(self.vector_env.render())
-
-    def get_attr(self, attr_name: str, indices: VecEnvIndices = None) -> list[Any]:
-        value = getattr(self.vector_env, attr_name)
-        return [value for _ in self._get_indices(indices)]
-
-    def set_attr(self, attr_name: str, value: Any, indices: VecEnvIndices = None) -> None:
-        setattr(self.vector_env, attr_name, value)
-
-    def env_method(
-        self,
-        method_name: str,
-        *method_args: Any,
-        indices: VecEnvIndices = None,
-        **method_kwargs: Any,
-    ) -> list[Any]:
-        result = getattr(self.vector_env, method_name)(*method_args, **method_kwargs)
-        return [result for _ in self._get_indices(indices)]
-
-    def env_is_wrapped(
-        self, wrapper_class: type[gym.Wrapper], indices: VecEnvIndices = None
-    ) -> list[bool]:
-        return [False for _ in self._get_indices(indices)]
 
 
 def make_team_sb3_vec_env(

@@ -80,7 +80,7 @@ from steer_env.envs import streams
 from steer_env.envs.base import RENDER_FPS, validate_actions, validate_render_mode, validate_seed
 from steer_env.envs.team_vector import TeamPursuitVectorEnv
 from steer_env.tasks import TEAM_TASKS
-from steer_env.tasks.team_pursuit import TeamConfig
+from steer_env.tasks.team_pursuit import TeamConfig, with_max_cycles
 
 TASK = TEAM_TASKS["team_pursuit"]
 
@@ -98,14 +98,7 @@ class TeamPursuitEnv(ParallelEnv):
     def __init__(
         self, render_mode: str | None = None, max_cycles: int | None = None, **kwargs: Any
     ) -> None:
-        if max_cycles is not None:
-            if "time_limit" in kwargs and kwargs["time_limit"] != max_cycles:
-                raise ValueError(
-                    f"max_cycles={max_cycles!r} disagrees with time_limit="
-                    f"{kwargs['time_limit']!r}: pass only one of them"
-                )
-            kwargs["time_limit"] = max_cycles
-        self.config: TeamConfig = TASK.config(**kwargs)
+        self.config: TeamConfig = TASK.config(**with_max_cycles(kwargs, max_cycles))
         if self.config.learned == "none":
             raise ValueError(
                 'learned="none" leaves no agents: use "pursuers", "evaders" or "both" '

@@ -50,10 +50,10 @@ from numpy.typing import NDArray
 
 from steer_env.engine import layout
 from steer_env.engine.batch import Batch
-from steer_env.envs.base import RENDER_FPS, validate_render_mode
-from steer_env.envs.vector import seeds_to_keys
+from steer_env.envs.base import RENDER_FPS, validate_actions, validate_render_mode
+from steer_env.envs.vector import reset_envs
 from steer_env.tasks import TEAM_TASKS
-from steer_env.tasks.team_pursuit import TeamConfig
+from steer_env.tasks.team_pursuit import TeamConfig, with_max_cycles
 
 TASK = TEAM_TASKS["team_pursuit"]
 
@@ -68,18 +68,14 @@ class TeamPursuitVectorEnv:
         "autoreset_mode": "NextStep",
     }
 
-    def __init__(self, num_envs: int = 1, render_mode: str | None = None, **kwargs: Any) -> None:
-        if kwargs.get("max_cycles") is not None:
-            # PettingZoo's name for the episode length, as the ParallelEnv accepts it.
-            cycles = kwargs.pop("max_cycles")
-            if "time_limit" in kwargs and kwargs["time_limit"] != cycles:
-                raise ValueError(
-                    f"max_cycles={cycles!r} disagrees with time_limit={kwargs['time_limit']!r}: "
-                    "pass only one of them"
-                )
-            kwargs["time_limit"] = cycles
-        kwargs.pop("max_cycles", None)
-        self.config: TeamConfig = TASK.config(**kwargs)
+    def __init__(
+        self,
+        num_envs: int = 1,
+        render_mode: str | None = None,
+        max_cycles: int | None = None,
+        **kwargs: Any,
+    ) -> None:
+        self.config: TeamConfig = TASK.config(**with_max_cycles(kwargs, max_cycles))
         validate_render_mode(render_mode, self.metadata["render_modes"])
         self.render_mode = render_mode
         self.batch = Batch(TASK.roster(self.config), TASK.world(self.config), num_envs)
@@ -118,26 +114,7 @@ class TeamPursuitVectorEnv:
         options: dict[str, Any] | None = None,
     ) -> tuple[NDArray[np.float32], dict[str, Any]]:
         """Start new episodes in every environment (or those in ``options["reset_mask"]``)."""
-        mask = np.ones(self.num_envs, dtype=bool)
-        if options and "reset_mask" in options:
-            mask = np.asarray(options["reset_mask"], dtype=bool)
-            if mask.shape != (self.num_envs,):
-                raise ValueError(
-                    f"options['reset_mask'] must be a bool array of shape ({self.num_envs},), "
-                    f"got shape {mask.shape}"
-                )
-        envs = np.flatnonzero(mask)
-        obs = self.batch.observe()
-        if seed is not None:
-            keys = seeds_to_keys(seed, self.num_envs, self._rng)
-            self.batch.reset(envs, keys[envs], obs)
-        else:
-            # Envs never keyed draw a key from the OS; the others continue their streams.
-            new = envs[~self._keyed[envs]]
-            if new.size:
-                self.batch.reset(new, seeds_to_keys(None, new.size, self._rng), obs)
-            self.batch.reset(envs[self._keyed[envs]], None, obs)
-        self._keyed[envs] = True
+        envs, obs = reset_envs(self.batch, options, seed, self._keyed, self._rng)
         self._ended[envs] = False
         self._started = True
         for i in envs.tolist():
@@ -203,12 +180,8 @@ class TeamPursuitVectorEnv:
         """Actions as ``(E, k, 2)`` float64; the rows of agents not playing are zeroed (they
         may hold anything); NaN or inf for an agent in the game is an error naming it."""
         shape = (self.num_envs, self.n_agents, 2)
-        if isinstance(actions, np.ndarray) and actions.dtype.kind in "fiu":
-            arr = np.array(actions, dtype=np.float64)
-            if arr.shape != shape:
-                raise ValueError(f"actions must have shape {shape}, got {arr.shape}")
-        else:
-            arr = np.array(validate_actions_shape_only(actions, shape))
+        # A copy: the rows of agents not playing are zeroed below.
+        arr = np.array(validate_actions(actions, shape, "actions", finite=False))
         bad = ~np.isfinite(arr).all(axis=2) & playing
         if bad.any():
             e, a = np.argwhere(bad)[0]
@@ -262,20 +235,3 @@ class TeamPursuitVectorEnv:
         state["_renderers"] = {}
         state["_trails"] = {}
         return state
-
-
-def validate_actions_shape_only(actions: Any, shape: tuple[int, ...]) -> NDArray[np.float64]:
-    """``actions`` (anything array-like: lists, torch tensors) as float64 of ``shape``;
-    finiteness is checked per agent by the caller (departed agents' rows may be NaN)."""
-    if hasattr(actions, "detach") and callable(actions.detach):
-        actions = actions.detach().cpu()
-    try:
-        arr = np.asarray(actions, dtype=np.float64)
-    except (TypeError, ValueError, OverflowError) as exc:
-        raise ValueError(
-            f"actions must be numbers of shape {shape}, got {type(actions).__name__} "
-            f"({' '.join(str(exc).split())})"
-        ) from None
-    if arr.shape != shape:
-        raise ValueError(f"actions must have shape {shape}, got {arr.shape}")
-    return arr

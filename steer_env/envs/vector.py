@@ -54,6 +54,39 @@ def seeds_to_keys(
     return keys
 
 
+def reset_envs(
+    batch: Batch,
+    options: dict[str, Any] | None,
+    seed: int | list[int | None] | None,
+    keyed: NDArray[np.bool_],
+    rng: np.random.Generator,
+) -> tuple[NDArray[np.intp], NDArray[np.float32]]:
+    """New episodes in every environment of ``batch``, or those in ``options["reset_mask"]``:
+    keyed by ``seed`` (:func:`seeds_to_keys`) when given; otherwise environments never keyed
+    (``keyed``, updated) draw a key from ``rng`` and the others go on with their streams.
+    Returns the reset environments and the observations of all ``(E, k, obs_dim)``."""
+    num_envs = batch.num_envs
+    mask = np.ones(num_envs, dtype=bool)
+    if options and "reset_mask" in options:
+        mask = np.asarray(options["reset_mask"], dtype=bool)
+        if mask.shape != (num_envs,):
+            raise ValueError(
+                f"options['reset_mask'] must be a bool array of shape ({num_envs},), got "
+                f"shape {mask.shape}"
+            )
+    envs = np.flatnonzero(mask)
+    obs = batch.observe()
+    if seed is not None:
+        batch.reset(envs, seeds_to_keys(seed, num_envs, rng)[envs], obs)
+    else:
+        new = envs[~keyed[envs]]
+        if new.size:
+            batch.reset(new, streams.key_from_generator(rng, new.size), obs)
+        batch.reset(envs[keyed[envs]], None, obs)
+    keyed[envs] = True
+    return envs, obs
+
+
 class SteerVectorEnv(VectorEnv):
     """``num_envs`` environments of one single-agent task in one batched simulation.
 
@@ -135,22 +168,7 @@ class SteerVectorEnv(VectorEnv):
         if seed is not None and not isinstance(seed, list | tuple):
             seed = validate_seed(seed)
         super().reset(seed=seed % 2**63 if isinstance(seed, int) else None)
-        mask = np.ones(self.num_envs, dtype=bool)
-        if options and "reset_mask" in options:
-            mask = np.asarray(options["reset_mask"], dtype=bool)
-            if mask.shape != (self.num_envs,):
-                raise ValueError(f"options['reset_mask'] must have shape ({self.num_envs},)")
-        envs = np.flatnonzero(mask)
-        obs = self.batch.observe()
-        if seed is not None:
-            self.batch.reset(envs, seeds_to_keys(seed, self.num_envs, self.np_random)[envs], obs)
-        else:
-            # Envs never keyed get a key from np_random; the others go on with their streams.
-            new = envs[~self._keyed[envs]]
-            if new.size:
-                self.batch.reset(new, streams.key_from_generator(self.np_random, new.size), obs)
-            self.batch.reset(envs[self._keyed[envs]], None, obs)
-        self._keyed[envs] = True
+        envs, obs = reset_envs(self.batch, options, seed, self._keyed, self.np_random)
         self._ended[envs] = False
         self._started = True
         for i in envs.tolist():

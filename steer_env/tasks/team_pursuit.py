@@ -53,10 +53,7 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
-from numpy.typing import NDArray
-
-from steer_env.engine.batch import Batch, VehicleSpec, World
+from steer_env.engine.batch import VehicleSpec, World
 from steer_env.engine.strategy import Behavior, Strategy
 from steer_env.tasks import STRATEGIES, register_team_task
 from steer_env.tasks.config import check_arena_geometry, check_number
@@ -204,6 +201,19 @@ def make_team_config(overrides: dict[str, Any], defaults: TeamConfig | None = No
                 f"of {', '.join(STRATEGIES[role])}, or a Strategy"
             )
     return cfg
+
+
+def with_max_cycles(overrides: dict[str, Any], max_cycles: int | None) -> dict[str, Any]:
+    """``overrides`` with PettingZoo's ``max_cycles`` as ``time_limit``; ``ValueError`` when
+    both are given and disagree."""
+    if max_cycles is None:
+        return overrides
+    if "time_limit" in overrides and overrides["time_limit"] != max_cycles:
+        raise ValueError(
+            f"max_cycles={max_cycles!r} disagrees with time_limit={overrides['time_limit']!r}: "
+            "pass only one of them"
+        )
+    return {**overrides, "time_limit": max_cycles}
 
 
 _DEFAULTS = TeamConfig()
@@ -370,31 +380,6 @@ class TeamTask:
         if cfg.learned_evaders:
             names += [f"evader_{j}" for j in range(cfg.n_evaders)]
         return names
-
-
-def scripted_capture_steps(
-    episodes: int, seed: int = 1_000_000, **overrides: Any
-) -> NDArray[np.int64]:
-    """Fully scripted play (``learned="none"``) of ``episodes`` episodes of the team pursuit
-    task with ``overrides`` of its config, as one :class:`~steer_env.engine.batch.Batch` of
-    ``episodes`` environments; episode ``k`` starts from seed ``seed + k``, so calls with
-    the same seeds are paired (the same starts). Returns, per episode, the step at which
-    the first evader was captured (``-1``: none by the time limit)."""
-    from steer_env.envs import streams  # the envs package imports this module's registry
-
-    cfg = TEAM_PURSUIT.config(**{**overrides, "learned": "none"})
-    batch = Batch(TEAM_PURSUIT.roster(cfg), TEAM_PURSUIT.world(cfg), episodes)
-    batch.reset(None, streams.key_from_seed(np.arange(seed, seed + episodes, dtype=np.uint64)))
-    done = np.zeros(episodes, dtype=bool)
-    first = np.full(episodes, -1, dtype=np.int64)
-    no_actions = np.zeros((episodes, 0, 2))
-    for step in range(1, cfg.time_limit + 1):
-        result = batch.step(no_actions, active=~done)
-        first[(result.captures > 0) & (first < 0)] = step
-        done |= result.done
-        if done.all():
-            break
-    return first
 
 
 TEAM_PURSUIT = register_team_task(
