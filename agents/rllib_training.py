@@ -780,21 +780,16 @@ def train(
             f"checkpoint {final}"
         )
 
-    if team:
-        # The cross-play table of the trained module(s) against the scripted sides.
-        from agents.team import final_team_comparison, load_team_policy
+    from agents.training import final_comparison
 
-        opponent = (
-            load_team_policy(final, "evader") if set(module_ids) == {"pursuer", "evader"} else None
-        )
-        if not final_team_comparison(final, opts, paths, cfg_json, PROG, opponent=opponent):
-            return 130
-    else:
-        from agents.training import final_comparison
+    extra: dict[str, Any] = {"model": str(final), "framework": "rllib"}
+    if team and set(module_ids) == {"pursuer", "evader"}:
+        # Both roles learned: the table plays the trained modules against each other too.
+        from agents.team import load_team_policy
 
-        extra = {"model": str(final), "framework": "rllib"}
-        if not final_comparison(env_id, final, opts, paths, cfg_json, extra, PROG, "checkpoint"):
-            return 130
+        extra["opponent"] = load_team_policy(final, "evader")
+    if not final_comparison(env_id, final, opts, paths, cfg_json, extra, PROG, "checkpoint"):
+        return 130
     cfg_json["total_wall_s"] = round(time.perf_counter() - t_script, 2)
     atomic_write_json(paths.config, cfg_json)
     gif = ", episode.gif" if opts["gif"] else ""

@@ -542,67 +542,37 @@ def compare_main(args: Any, prog: str) -> int:
 
 
 def final_team_comparison(
-    model_path: Path,
-    opts: dict[str, Any],
-    paths: Any,
-    config: dict[str, Any],
-    prog: str,
-    opponent: LearnedPolicy | None = None,
-) -> bool:
-    """The end of a ``train.py --env team_pursuit`` run: the cross-play table of the trained
-    team (or evader) against the scripted sides (and ``opponent``, the frozen model it
-    trained against), the side-by-side GIF, the result in ``config``. Ctrl-C records the
-    interruption and returns False (as :func:`agents.training.final_comparison`)."""
-    import sys
-    import time
-
-    from agents.training import atomic_write_json as write_json
-
-    try:
-        t1 = time.perf_counter()
-        policy = load_team_policy(model_path, device="cpu")
-        learned = {policy.role: policy}
-        if opponent is not None:
-            learned[opponent.role] = opponent
-        summary = run_team_comparison(
-            learned.get("pursuer"),
-            learned.get("evader"),
-            int(opts["eval_episodes"]),
-            int(opts["compare_seed"]),
-            paths.root,
-            config=policy.config,
-            extra={"model": str(model_path)},
-        )
-        print()
-        print(format_team_table(summary))
-        compare_s = time.perf_counter() - t1
-        if opts["gif"]:
-            seed = int(opts["compare_seed"])
-            if policy.role == "pursuer":
-                render_team_animation(
-                    paths.gif, policy, "flow", seed, "cooperative", config=policy.config
-                )
-            else:
-                render_team_animation(paths.gif, "cooperative", policy, seed, config=policy.config)
-    except KeyboardInterrupt:
-        config["status"] = "interrupted during evaluation"
-        write_json(paths.config, config)
-        print(
-            f"{prog}: interrupted during evaluation; the model is saved at {model_path}; "
-            f"evaluate it with: python -m agents.compare --model {model_path}",
-            file=sys.stderr,
-        )
-        return False
-    config["status"] = "finished"
-    config["comparison"] = {
-        "episodes": summary["episodes"],
-        "seed": summary["seed"],
-        "wall_s": round(compare_s, 2),
-        "cells": summary["cells"],
-        "paired": summary["paired"],
-        "goal": summary["goal"],
-    }
-    return True
+    model_path: Path, opts: dict[str, Any], paths: Any, opponent: LearnedPolicy | None = None
+) -> dict[str, Any]:
+    """The end of a ``train.py --env team_pursuit`` run (called by
+    :func:`agents.training.final_comparison`, which handles Ctrl-C and the run status): the
+    cross-play table of the trained team (or evader) against the scripted sides (and
+    ``opponent``, the frozen model it trained against) and the side-by-side GIF. Returns
+    what the run's ``config.json`` records as ``comparison`` (without the wall time)."""
+    policy = load_team_policy(model_path, device="cpu")
+    learned = {policy.role: policy}
+    if opponent is not None:
+        learned[opponent.role] = opponent
+    summary = run_team_comparison(
+        learned.get("pursuer"),
+        learned.get("evader"),
+        int(opts["eval_episodes"]),
+        int(opts["compare_seed"]),
+        paths.root,
+        config=policy.config,
+        extra={"model": str(model_path)},
+    )
+    print()
+    print(format_team_table(summary))
+    if opts["gif"]:
+        seed = int(opts["compare_seed"])
+        if policy.role == "pursuer":
+            render_team_animation(
+                paths.gif, policy, "flow", seed, "cooperative", config=policy.config
+            )
+        else:
+            render_team_animation(paths.gif, "cooperative", policy, seed, config=policy.config)
+    return {key: summary[key] for key in ("episodes", "seed", "cells", "paired", "goal")}
 
 
 def team_slots(opts: dict[str, Any]) -> int:

@@ -220,13 +220,15 @@ def final_comparison(
     from agents.compare import format_table, run_comparison
     from agents.policies import load_policy
 
-    if team.is_team_env(env_id):
-        return team.final_team_comparison(
-            model_path, opts, paths, config, prog, opponent=extra.get("opponent")
-        )
-
     try:
         t1 = time.perf_counter()
+        if team.is_team_env(env_id):
+            record = team.final_team_comparison(
+                model_path, opts, paths, opponent=extra.get("opponent")
+            )
+            config["status"] = "finished"
+            config["comparison"] = {**record, "wall_s": round(time.perf_counter() - t1, 2)}
+            return True
         policy = load_policy(model_path, env_id, device="cpu")
         summary = run_comparison(
             env_id,
