@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import math
 
-from steer_env.core.jit import kernel
+from steer_env.core.jit import inline_kernel, kernel
 from steer_env.core.options import PREDICTION_SEED, SEPARATION_BUCKLAND, WANDER_OFFSET
 from steer_env.core.vecmath import (
     TINY,
@@ -45,14 +45,14 @@ APPROACH_EPS = 1e-12
 
 
 # --- seek / flee / arrive
-@kernel
+@inline_kernel
 def seek(px, py, vx, vy, tx, ty, max_speed):
     """``max_speed * (t - p) / |t - p| - v``; at the target the desired velocity is zero."""
     dx, dy = set_magnitude(tx - px, ty - py, max_speed)
     return dx - vx, dy - vy
 
 
-@kernel
+@inline_kernel
 def flee(px, py, vx, vy, tx, ty, max_speed, panic_distance):
     """``max_speed * (p - t) / |p - t| - v``; zero beyond ``panic_distance`` m (inf: none)."""
     ax = px - tx
@@ -63,7 +63,7 @@ def flee(px, py, vx, vy, tx, ty, max_speed, panic_distance):
     return dx - vx, dy - vy
 
 
-@kernel
+@inline_kernel
 def arrive(px, py, vx, vy, tx, ty, max_speed, slowing_radius, max_deceleration):
     """Desired speed ``max_speed * min(1, d / slowing_radius)``, capped at
     ``sqrt(2 * max_deceleration * d)`` unless ``max_deceleration`` is inf; desired velocity
@@ -124,7 +124,7 @@ def pursuit_target(
     )  # fmt: skip
 
 
-@kernel
+@inline_kernel
 def pursuit(
     px, py, vx, vy, max_speed, tpx, tpy, tvx, tvy, max_prediction_time, target_max_speed,
     prediction_form,
@@ -137,7 +137,7 @@ def pursuit(
     return seek(px, py, vx, vy, ax, ay, max_speed)
 
 
-@kernel
+@inline_kernel
 def evade(
     px, py, vx, vy, max_speed, tpx, tpy, tvx, tvy, threat_range, max_prediction_time,
     target_max_speed, prediction_form,
@@ -173,7 +173,7 @@ def wander_world_target(px, py, hx, hy, wtx, wty, distance):
     return wx + px, wy + py
 
 
-@kernel
+@inline_kernel
 def wander(
     px, py, vx, vy, hx, hy, max_speed, wtx, wty, nx, ny, radius, distance, jitter_dt,
     wander_form,
@@ -313,7 +313,7 @@ def _containment_axis(p, v, lo, hi, t0, t1, t2, max_speed, margin):
     return 0.0
 
 
-@kernel
+@inline_kernel
 def wall_avoidance(
     px, py, vx, vy, hx, hy, max_speed, xmin, ymin, xmax, ymax, feeler_length, side_angle,
     side_scale,

@@ -8,7 +8,7 @@ behaviour, in priority order, on a running total ``(tx, ty)``.
 from __future__ import annotations
 
 from steer_env.core.behaviors import FORCE_EPS
-from steer_env.core.jit import kernel
+from steer_env.core.jit import inline_kernel, kernel
 from steer_env.core.vecmath import length, truncate
 
 #: Prioritized combination adds nothing once less than this budget (N) is left.
@@ -21,7 +21,7 @@ def budget_left(tx, ty, max_force):
     return max_force - length(tx, ty)
 
 
-@kernel
+@inline_kernel
 def accumulate(tx, ty, fx, fy, max_force):
     """Buckland's ``AccumulateForce``: add ``f`` to the running total ``t`` whole if it fits
     in the remaining budget ``max_force - |t|``, else cut to that budget. Returns

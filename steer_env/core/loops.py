@@ -162,12 +162,17 @@ def pursuit(p, v, ms, tp, tv, max_t, tms, form, aim_only, out):
     sp, sv, sm, sa, sb, st, sx = _s(p), _s(v), _s(ms), _s(tp), _s(tv), _s(max_t), _s(tms)
     for i in range(out.shape[0]):
         a, b, c, d = i * sp, i * sv, i * sa, i * sb
-        args = (p[a, 0], p[a, 1], v[b, 0], v[b, 1], ms[i * sm], tp[c, 0], tp[c, 1], tv[d, 0],
-                tv[d, 1], max_t[i * st], tms[i * sx], form)  # fmt: skip
+        px, py, vx, vy = p[a, 0], p[a, 1], v[b, 0], v[b, 1]
+        tpx, tpy, tvx, tvy = tp[c, 0], tp[c, 1], tv[d, 0], tv[d, 1]
+        # Explicit arguments: numba cannot inline a call with *args.
         if aim_only:
-            out[i, 0], out[i, 1] = cb.pursuit_target(*args)
+            out[i, 0], out[i, 1] = cb.pursuit_target(
+                px, py, vx, vy, ms[i * sm], tpx, tpy, tvx, tvy, max_t[i * st], tms[i * sx], form
+            )
         else:
-            out[i, 0], out[i, 1] = cb.pursuit(*args)
+            out[i, 0], out[i, 1] = cb.pursuit(
+                px, py, vx, vy, ms[i * sm], tpx, tpy, tvx, tvy, max_t[i * st], tms[i * sx], form
+            )
 
 
 @kernel

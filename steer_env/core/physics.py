@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 
-from steer_env.core.jit import kernel
+from steer_env.core.jit import inline_kernel, kernel
 from steer_env.core.vecmath import length, truncate
 
 #: Speeds below this (m/s) do not change a vehicle's heading.
@@ -57,7 +57,7 @@ def _overflowed_velocity(
     return wx * s, wy * s
 
 
-@kernel
+@inline_kernel
 def integrate(
     px: float,
     py: float,

@@ -227,6 +227,8 @@ def raw_forces(rec, i, e0, m, state, active, vehicles, world, scene, near_j, dra
             )
     elif kind == WALL_AVOIDANCE:
         h = world.half_size
+        # Loop-invariant locals, so the feelers' cosine and sine are computed once per block.
+        feeler, side_angle, side_scale = rec.feeler_length, rec.side_angle, rec.side_scale
         for b in range(m):
             e = e0 + b
             raw[b, 0], raw[b, 1] = cb.wall_avoidance(
@@ -241,9 +243,9 @@ def raw_forces(rec, i, e0, m, state, active, vehicles, world, scene, near_j, dra
                 -h,
                 h,
                 h,
-                rec.feeler_length,
-                rec.side_angle,
-                rec.side_scale,
+                feeler,
+                side_angle,
+                side_scale,
             )
     elif kind in (SEPARATION, ALIGNMENT, COHESION):
         for b in range(m):
@@ -693,15 +695,21 @@ def swept_distance(before, b, pos, e, p, q):
 
 
 @kernel
-def potential(pos, alive, vehicles, world, e, i):
-    """Shaping potential of vehicle ``i`` of environment ``e``: ``-/+ shaping_scale * d /
-    diagonal`` for a pursuer/evader, ``d`` the distance to the nearest opponent in the
-    game (0 without one)."""
-    j, d = nearest_of(pos, alive, vehicles, e, i, True)
-    if j < 0:
+def potential_at(d, team, world):
+    """Shaping potential of a vehicle of ``team`` whose nearest opponent in the game is
+    ``d`` m away: ``-/+ shaping_scale * d / diagonal`` for a pursuer/evader; 0 without an
+    opponent (``d`` inf)."""
+    if not d < np.inf:
         return 0.0
     value = world.shaping_scale * d / world.diagonal
-    return -value if vehicles[i].team == PURSUER else value
+    return -value if team == PURSUER else value
+
+
+@kernel
+def potential(pos, alive, vehicles, world, e, i):
+    """Shaping potential of vehicle ``i`` of environment ``e`` (:func:`potential_at` of
+    the distance to its nearest opponent in the game)."""
+    return potential_at(nearest_of(pos, alive, vehicles, e, i, True)[1], vehicles[i].team, world)
 
 
 @kernel
@@ -818,7 +826,13 @@ def settle_env(
         if world.shaping:
             # The potential of a terminal state is 0, so over any episode the shaping terms
             # sum (discounted by shaping_gamma) to exactly -phi(start): policy-invariant.
-            new = 0.0 if terminated else potential(pos, alive, vehicles, world, e, i)
+            if terminated:
+                new = 0.0
+            elif captures == 0:
+                # Nobody left the game: the nearest opponent is the one measured above.
+                new = potential_at(res.distance, vehicles[i].team, world)
+            else:
+                new = potential(pos, alive, vehicles, world, e, i)
             shaping = world.shaping_gamma * new - potentials[e, a]
             potentials[e, a] = new
         res.capture = capture
@@ -870,25 +884,26 @@ def observe_env(e, pos, vel, head, alive, steps, vehicles, world, agent_index, o
     for a in range(agent_index.shape[0]):
         i = agent_index[a]
         veh = vehicles[i]
+        row = obs[e, a]
         hx, hy = head[e, i, 0], head[e, i, 1]
         px, py = pos[e, i, 0], pos[e, i, 1]
         f, s = to_local(vel[e, i, 0], vel[e, i, 1], hx, hy)
-        obs[e, a, 0] = _clip(f / veh.max_speed)
-        obs[e, a, 1] = _clip(s / veh.max_speed)
+        row[0] = _clip(f / veh.max_speed)
+        row[1] = _clip(s / veh.max_speed)
         # Offsets to the nearest point of the west, east, south and north walls.
         f, s = to_local(-half - px, 0.0, hx, hy)
-        obs[e, a, 2] = _clip(f / arena)
-        obs[e, a, 3] = _clip(s / arena)
+        row[2] = _clip(f / arena)
+        row[3] = _clip(s / arena)
         f, s = to_local(half - px, 0.0, hx, hy)
-        obs[e, a, 4] = _clip(f / arena)
-        obs[e, a, 5] = _clip(s / arena)
+        row[4] = _clip(f / arena)
+        row[5] = _clip(s / arena)
         f, s = to_local(0.0, -half - py, hx, hy)
-        obs[e, a, 6] = _clip(f / arena)
-        obs[e, a, 7] = _clip(s / arena)
+        row[6] = _clip(f / arena)
+        row[7] = _clip(s / arena)
         f, s = to_local(0.0, half - py, hx, hy)
-        obs[e, a, 8] = _clip(f / arena)
-        obs[e, a, 9] = _clip(s / arena)
-        obs[e, a, 10] = elapsed
+        row[8] = _clip(f / arena)
+        row[9] = _clip(s / arena)
+        row[10] = elapsed
         base = SELF_FEATURES
         for group in range(2):
             opponents = group == 1
@@ -916,16 +931,16 @@ def observe_env(e, pos, vel, head, alive, steps, vehicles, world, agent_index, o
                 at = base + OTHER_FEATURES * q
                 if q >= count:
                     for f_ in range(OTHER_FEATURES):
-                        obs[e, a, at + f_] = 0.0
+                        row[at + f_] = 0.0
                     continue
                 j = order[q]
                 f, s = to_local(pos[e, j, 0] - px, pos[e, j, 1] - py, hx, hy)
-                obs[e, a, at] = _clip(f / diag)
-                obs[e, a, at + 1] = _clip(s / diag)
+                row[at] = _clip(f / diag)
+                row[at + 1] = _clip(s / diag)
                 f, s = to_local(vel[e, j, 0] - vel[e, i, 0], vel[e, j, 1] - vel[e, i, 1], hx, hy)
-                obs[e, a, at + 2] = _clip(f / scale)
-                obs[e, a, at + 3] = _clip(s / scale)
-                obs[e, a, at + 4] = 1.0
+                row[at + 2] = _clip(f / scale)
+                row[at + 3] = _clip(s / scale)
+                row[at + 4] = 1.0
             base += OTHER_FEATURES * slots
 
 
