@@ -26,6 +26,7 @@ from steer_env.core.vecmath import (
     length,
     normalize,
     perp,
+    scale_to,
     set_magnitude,
     to_local,
     to_world,
@@ -57,9 +58,10 @@ def flee(px, py, vx, vy, tx, ty, max_speed, panic_distance):
     """``max_speed * (p - t) / |p - t| - v``; zero beyond ``panic_distance`` m (inf: none)."""
     ax = px - tx
     ay = py - ty
-    if not length(ax, ay) <= panic_distance:
+    d = length(ax, ay)
+    if not d <= panic_distance:
         return 0.0, 0.0
-    dx, dy = set_magnitude(ax, ay, max_speed)
+    dx, dy = scale_to(ax, ay, d, max_speed)
     return dx - vx, dy - vy
 
 
@@ -74,7 +76,7 @@ def arrive(px, py, vx, vy, tx, ty, max_speed, slowing_radius, max_deceleration):
     speed = max_speed * min(1.0, d / slowing_radius)
     if max_deceleration < math.inf:
         speed = min(speed, math.sqrt(2.0 * max_deceleration * d))
-    dx, dy = set_magnitude(ox, oy, speed)
+    dx, dy = scale_to(ox, oy, d, speed)
     return dx - vx, dy - vy
 
 
@@ -97,7 +99,18 @@ def predict_position(
 ):  # fmt: skip
     """``tp + tv * T`` with ``T = min(look_ahead_time(...), max_prediction_time)``
     (``max_prediction_time`` inf: no cap; see :func:`look_ahead_time`)."""
-    d = length(tpx - px, tpy - py)
+    return predicted_at(
+        length(tpx - px, tpy - py), max_speed, tpx, tpy, tvx, tvy, max_prediction_time,
+        target_max_speed, prediction_form,
+    )  # fmt: skip
+
+
+@kernel
+def predicted_at(
+    d, max_speed, tpx, tpy, tvx, tvy, max_prediction_time, target_max_speed, prediction_form
+):
+    """:func:`predict_position` for a caller that already has the distance ``d`` to the
+    target (so it is computed once)."""
     look_ahead = min(
         look_ahead_time(d, max_speed, length(tvx, tvy), target_max_speed, prediction_form),
         max_prediction_time,
@@ -144,10 +157,11 @@ def evade(
 ):  # fmt: skip
     """:func:`flee` of the threat's :func:`predict_position`; zero when the threat is
     farther than ``threat_range`` m (inf: none)."""
-    if not length(tpx - px, tpy - py) <= threat_range:
+    d = length(tpx - px, tpy - py)
+    if not d <= threat_range:
         return 0.0, 0.0
-    ax, ay = predict_position(
-        px, py, max_speed, tpx, tpy, tvx, tvy, max_prediction_time, target_max_speed,
+    ax, ay = predicted_at(
+        d, max_speed, tpx, tpy, tvx, tvy, max_prediction_time, target_max_speed,
         prediction_form,
     )  # fmt: skip
     return flee(px, py, vx, vy, ax, ay, max_speed, math.inf)
@@ -161,9 +175,10 @@ def wander_step(wtx, wty, nx, ny, radius, jitter_dt):
     ``radius`` m; a target jittered exactly onto the centre restarts straight ahead."""
     mx = wtx + nx * jitter_dt
     my = wty + ny * jitter_dt
-    if length(mx, my) <= TINY:
+    n = length(mx, my)
+    if n <= TINY:
         return radius, 0.0
-    return set_magnitude(mx, my, radius)
+    return scale_to(mx, my, n, radius)
 
 
 @kernel

@@ -43,14 +43,20 @@ def normalize(x: float, y: float) -> tuple[float, float]:
 
 
 @kernel
-def set_magnitude(x: float, y: float, magnitude: float) -> tuple[float, float]:
-    """``magnitude * (x, y) / |(x, y)|``; ``(0, 0)`` when ``|(x, y)| <= TINY``."""
-    n = length(x, y)
+def scale_to(x: float, y: float, n: float, magnitude: float) -> tuple[float, float]:
+    """:func:`set_magnitude` for a caller that already has ``n = length(x, y)`` (so the
+    length is computed once): ``magnitude * (x, y) / n``; ``(0, 0)`` when ``n <= TINY``."""
     if not n > TINY:
         return 0.0, 0.0
     # Unit vector first, then the magnitude: magnitude / n alone can overflow or go
     # subnormal (and lose digits) where the result itself is representable.
     return x / n * magnitude, y / n * magnitude
+
+
+@kernel
+def set_magnitude(x: float, y: float, magnitude: float) -> tuple[float, float]:
+    """``magnitude * (x, y) / |(x, y)|``; ``(0, 0)`` when ``|(x, y)| <= TINY``."""
+    return scale_to(x, y, length(x, y), magnitude)
 
 
 @kernel

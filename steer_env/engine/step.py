@@ -546,12 +546,13 @@ def scripted_forces(
 ):
     """Combined steering forces ``force[b, i]`` of the scripted vehicles of environments
     ``e0 .. e0 + m - 1`` (``b = e - e0``) that are active and in the game; zero for the
-    others. ``scratch`` is ``(m, 6)`` working space."""
+    others. ``scratch`` is ``(2, m, 2)`` working space (C-contiguous, so each half is a
+    plain ``(m, 2)`` array for the compiler)."""
     pos, alive = state.position, state.alive
     n = pos.shape[1]
-    raw = scratch[:, 0:2]
-    total = scratch[:, 2:4]
-    near_d = scratch[:, 4]
+    raw = scratch[0]
+    total = scratch[1]
+    near_d = np.empty(m)
     near_j = np.empty(m, dtype=np.int64)
     is_open = np.empty(m, dtype=np.bool_)  # prioritized: budget left; dithered: none chosen
     for i in range(n):
@@ -1077,7 +1078,7 @@ def step(
     size = min(BLOCK, num_envs)
     force = np.zeros((size, n, 2))
     before = np.zeros((size, n, 2))
-    scratch = np.zeros((size, 6))
+    scratch = np.zeros((2, size, 2))
     all_envs = np.arange(num_envs)
     for e0 in range(0, num_envs, size):
         m = min(size, num_envs - e0)
@@ -1166,7 +1167,7 @@ def forces_of(state, active, vehicles, behaviors, strategies, worlds, scene, for
     environment (the first stage of :func:`step`, on its own)."""
     world = worlds[0]
     num_envs = state.position.shape[0]
-    scratch = np.zeros((num_envs, 6))
+    scratch = np.zeros((2, num_envs, 2))
     scripted_forces(
         0, num_envs, state, active, vehicles, behaviors, strategies, world, scene, scratch, force
     )
