@@ -25,12 +25,13 @@ keeps the loop bodies short (the CPU overlaps independent environments).
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 
 from steer_env.core import behaviors as cb
 from steer_env.core.combine import accumulate
-from steer_env.core.jit import inline_kernel, kernel
+from steer_env.core.jit import engine_inline_kernel, engine_kernel, kernel
 from steer_env.core.physics import MIN_HEADING_SPEED, integrate
 from steer_env.core.streams import uniform_draw
 from steer_env.core.vecmath import length, to_local, to_world, truncate
@@ -73,8 +74,26 @@ from steer_env.engine.layout import (
 BLOCK = 256
 
 
+class StrategyScratch(NamedTuple):
+    """Working arrays of :func:`scripted_forces` for a block of ``m`` environments (the
+    stages cannot allocate: see :data:`~steer_env.core.jit.engine_kernel`)."""
+
+    vectors: np.ndarray  #: (2, m, 2): one behaviour's raw force, the running total (N)
+    near_d: np.ndarray  #: (m,) distance to the nearest opponent in the game (m)
+    near_j: np.ndarray  #: (m,) int64 index of that opponent (-1: none)
+    is_open: np.ndarray  #: (m,) bool: prioritized: budget left; dithered: none chosen yet
+
+
+@kernel
+def strategy_scratch(m):
+    """A :class:`StrategyScratch` for blocks of up to ``m`` environments."""
+    return StrategyScratch(
+        np.zeros((2, m, 2)), np.zeros(m), np.zeros(m, dtype=np.int64), np.zeros(m, dtype=np.bool_)
+    )
+
+
 # --------------------------------------------------------------------------- queries
-@inline_kernel
+@engine_inline_kernel
 def nearest_of(pos, alive, vehicles, e, i, want_opponent):
     """Index and distance of the nearest vehicle of environment ``e`` in the game that is
     an opponent of ``i`` (``want_opponent``) or a teammate of ``i``; ``(-1, inf)`` if there
@@ -95,7 +114,7 @@ def nearest_of(pos, alive, vehicles, e, i, want_opponent):
     return best, best_d
 
 
-@kernel
+@engine_kernel
 def target_point(pos, alive, vehicles, e, i, target, near_j):
     """The single point a seek/flee/arrive behaviour of vehicle ``i`` aims at, and whether
     there is one."""
@@ -109,7 +128,7 @@ def target_point(pos, alive, vehicles, e, i, target, near_j):
     return pos[e, j, 0], pos[e, j, 1], True
 
 
-@inline_kernel
+@engine_inline_kernel
 def flock_force(kind, b, e, i, pos, vel, head, alive, vehicles):
     """Separation, alignment or cohesion of vehicle ``i`` over its neighbours in the game
     (teammates or everyone, per ``b.target``) within ``b.neighbor_radius``."""
@@ -147,7 +166,7 @@ def flock_force(kind, b, e, i, pos, vel, head, alive, vehicles):
     return cb.steer_towards(sx, sy, count, vx, vy, ms)
 
 
-@inline_kernel
+@engine_inline_kernel
 def single_target_force(rec, e, i, pos, vel, alive, vehicles, near_j):
     """Seek, flee, arrive, pursuit or evade of vehicle ``i`` of environment ``e`` relative
     to the one target its record names (zero force when there is none)."""
@@ -183,7 +202,7 @@ def single_target_force(rec, e, i, pos, vel, alive, vehicles, near_j):
     return cb.arrive(px, py, vx, vy, tx, ty, ms, rec.slowing_radius, rec.max_deceleration)
 
 
-@kernel
+@engine_kernel
 def raw_forces(rec, i, e0, m, state, active, vehicles, world, scene, near_j, draw, raw):
     """The unweighted force of behaviour record ``rec`` for vehicle ``i`` in every
     environment of the block into ``raw[b]`` (``b = e - e0``). The kind is dispatched once
@@ -264,7 +283,7 @@ def raw_forces(rec, i, e0, m, state, active, vehicles, world, scene, near_j, dra
             )
 
 
-@inline_kernel
+@engine_inline_kernel
 def scene_force(rec, e, i, pos, vel, head, alive, vehicles, world, scene, near_j):
     """The behaviours that involve the scene (obstacles, path, flow field) or more than one
     other vehicle: obstacle avoidance, hide, follow path, flow field, interpose, offset
@@ -431,7 +450,7 @@ def scene_force(rec, e, i, pos, vel, head, alive, vehicles, world, scene, near_j
     return 0.0, 0.0
 
 
-@inline_kernel
+@engine_inline_kernel
 def target_forward(vel, e, j):
     """Unit forward direction of vehicle ``j``'s frame for offset pursuit: along its
     velocity, or the world x axis while it stands still (a vehicle's heading is its
@@ -442,7 +461,7 @@ def target_forward(vel, e, j):
     return 1.0, 0.0
 
 
-@inline_kernel
+@engine_inline_kernel
 def spread_bearing(pos, e, q, j, bx, by, shift):
     """Bearing of vehicle ``q`` seen from vehicle ``j``, counterclockwise from the direction
     ``(bx, by)`` plus ``shift``, in ``[0, 2 pi)``, and its distance."""
@@ -457,7 +476,7 @@ def spread_bearing(pos, e, q, j, bx, by, shift):
     return a, length(dx, dy)
 
 
-@inline_kernel
+@engine_inline_kernel
 def spread_rank(pos, alive, vehicles, e, i, j, fx, fy):
     """Rank and team size of pursuer ``i`` for a spread offset pursuit of target ``j``
     (forward ``(fx, fy)``), from what ``i``'s observation shows (every teammate is observed;
@@ -498,7 +517,7 @@ def spread_rank(pos, alive, vehicles, e, i, j, fx, fy):
     return rank, size
 
 
-@kernel
+@engine_kernel
 def evade_each(b, e, i, pos, vel, alive, vehicles):
     """Evade every opponent within ``threat_range``, each force weighted by the inverse of
     its distance (nearer threats count more), normalised by the total weight."""
@@ -540,21 +559,20 @@ def evade_each(b, e, i, pos, vel, alive, vehicles):
 
 
 # --------------------------------------------------------------------------- stages
-@kernel
+@engine_kernel
 def scripted_forces(
     e0, m, state, active, vehicles, behaviors, strategies, world, scene, scratch, force
 ):
     """Combined steering forces ``force[b, i]`` of the scripted vehicles of environments
     ``e0 .. e0 + m - 1`` (``b = e - e0``) that are active and in the game; zero for the
-    others. ``scratch`` is ``(2, m, 2)`` working space (C-contiguous, so each half is a
-    plain ``(m, 2)`` array for the compiler)."""
+    others. ``scratch`` is a :class:`StrategyScratch` of at least ``m`` rows."""
     pos, alive = state.position, state.alive
     n = pos.shape[1]
-    raw = scratch[0]
-    total = scratch[1]
-    near_d = np.empty(m)
-    near_j = np.empty(m, dtype=np.int64)
-    is_open = np.empty(m, dtype=np.bool_)  # prioritized: budget left; dithered: none chosen
+    raw = scratch.vectors[0]
+    total = scratch.vectors[1]
+    near_d = scratch.near_d
+    near_j = scratch.near_j
+    is_open = scratch.is_open  # prioritized: budget left; dithered: none chosen
     for i in range(n):
         s = vehicles[i].strategy
         if s == LEARNED:
@@ -611,7 +629,7 @@ def scripted_forces(
             force[b, i, 1] = ty
 
 
-@kernel
+@engine_kernel
 def wall(p, v, limit):
     """The arena's inelastic wall along one axis: clamp ``p`` into ``[-limit, limit]`` and
     cancel a velocity pointing out. Returns ``(p, v)``."""
@@ -622,7 +640,7 @@ def wall(p, v, limit):
     return p, v
 
 
-@kernel
+@engine_kernel
 def move(e0, m, state, active, vehicles, world, actions, force, before):
     """Learned agents' forces from their actions, then one physics step and the walls for
     every vehicle in the game of the active environments; positions before the step go to
@@ -680,7 +698,7 @@ def move(e0, m, state, active, vehicles, world, actions, force, before):
             head[e, i, 1] = hy
 
 
-@kernel
+@engine_kernel
 def swept_distance(before, b, pos, e, p, q):
     """Closest approach of vehicles ``p`` and ``q`` of environment ``e`` during the step,
     assuming linear relative motion from ``before[b]`` to ``pos[e]`` (so fast vehicles
@@ -695,7 +713,7 @@ def swept_distance(before, b, pos, e, p, q):
     return length(r0x + dx * t, r0y + dy * t)
 
 
-@kernel
+@engine_kernel
 def potential_at(d, team, world):
     """Shaping potential of a vehicle of ``team`` whose nearest opponent in the game is
     ``d`` m away: ``-/+ shaping_scale * d / diagonal`` for a pursuer/evader; 0 without an
@@ -706,14 +724,14 @@ def potential_at(d, team, world):
     return -value if team == PURSUER else value
 
 
-@kernel
+@engine_kernel
 def potential(pos, alive, vehicles, world, e, i):
     """Shaping potential of vehicle ``i`` of environment ``e`` (:func:`potential_at` of
     the distance to its nearest opponent in the game)."""
     return potential_at(nearest_of(pos, alive, vehicles, e, i, True)[1], vehicles[i].team, world)
 
 
-@kernel
+@engine_kernel
 def settle(e0, m, state, active, vehicles, world, before, agent_index, draws, results, env_results):
     """Capture, episode end and rewards of the environments of the block after their move
     (zero rewards for inactive ones)."""
@@ -752,7 +770,7 @@ def settle(e0, m, state, active, vehicles, world, before, agent_index, draws, re
                 res.distance = nearest_of(state.position, state.alive, vehicles, e, i, True)[1]
 
 
-@inline_kernel
+@engine_inline_kernel
 def settle_env(
     e,
     b,
@@ -844,21 +862,19 @@ def settle_env(
         res.captured = captured
 
 
-@kernel
+@engine_kernel
 def _clip(x):
     return min(max(x, -1.0), 1.0)
 
 
-@kernel
-def observe_rows(envs, state, vehicles, world, agent_index, obs):
+@engine_kernel
+def observe_rows(envs, state, vehicles, world, agent_index, obs, dist, order):
     """Observations of every learned agent of environments ``envs`` into ``obs[envs]``
     (float32): own velocity, walls, time, then the nearest teammates and opponents in the
-    game in slots (nearest first) with presence flags; all in [-1, 1]."""
+    game in slots (nearest first) with presence flags; all in [-1, 1]. ``dist`` and
+    ``order`` are ``(n,)`` float64 / int64 working space."""
     pos, vel, head = state.position, state.velocity, state.heading
     alive = state.alive
-    n = pos.shape[1]
-    dist = np.zeros(n)
-    order = np.zeros(n, dtype=np.int64)
     for q in range(envs.shape[0]):
         observe_env(
             envs[q],
@@ -876,7 +892,7 @@ def observe_rows(envs, state, vehicles, world, agent_index, obs):
         )
 
 
-@inline_kernel
+@engine_inline_kernel
 def observe_env(e, pos, vel, head, alive, steps, vehicles, world, agent_index, obs, dist, order):
     """The observations of environment ``e`` (see :func:`observe_rows`)."""
     n = pos.shape[1]
@@ -945,7 +961,7 @@ def observe_env(e, pos, vel, head, alive, steps, vehicles, world, agent_index, o
             base += OTHER_FEATURES * slots
 
 
-@kernel
+@engine_kernel
 def reset_env(e, state, vehicles, world, agent_index):
     """A new episode in environment ``e``, drawn from its stream (which goes on from its
     counter): ``RESET_DRAWS_PER_VEHICLE`` draws per vehicle, ``START_CANDIDATES`` candidate
@@ -1001,7 +1017,7 @@ def reset_env(e, state, vehicles, world, agent_index):
         state.potential[e, a] = potential(state.position, state.alive, vehicles, world, e, i)
 
 
-@kernel
+@engine_kernel
 def start_wander(e, state, vehicles, behaviors, strategies):
     """Scale each scripted wanderer's start target (a unit vector from :func:`reset_env`)
     onto its wander circle."""
@@ -1027,14 +1043,20 @@ def reset(state, vehicles, behaviors, strategies, worlds, agent_index, envs, obs
         e = envs[q]
         reset_env(e, state, vehicles, world, agent_index)
         start_wander(e, state, vehicles, behaviors, strategies)
-    observe_rows(envs, state, vehicles, world, agent_index, obs)
+    n = state.position.shape[1]
+    observe_rows(
+        envs, state, vehicles, world, agent_index, obs, np.zeros(n), np.zeros(n, dtype=np.int64)
+    )
 
 
 @kernel
 def observe(state, vehicles, worlds, agent_index, envs, obs):
     """Observations of environments ``envs`` into ``obs[envs]``."""
     world = worlds[0]
-    observe_rows(envs, state, vehicles, world, agent_index, obs)
+    n = state.position.shape[1]
+    observe_rows(
+        envs, state, vehicles, world, agent_index, obs, np.zeros(n), np.zeros(n, dtype=np.int64)
+    )
 
 
 @kernel
@@ -1074,11 +1096,12 @@ def step(
     world = worlds[0]
     num_envs = state.position.shape[0]
     n = state.position.shape[1]
-    agent_index.shape[0]
     size = min(BLOCK, num_envs)
     force = np.zeros((size, n, 2))
     before = np.zeros((size, n, 2))
-    scratch = np.zeros((2, size, 2))
+    scratch = strategy_scratch(size)
+    dist = np.zeros(n)
+    order = np.zeros(n, dtype=np.int64)
     all_envs = np.arange(num_envs)
     for e0 in range(0, num_envs, size):
         m = min(size, num_envs - e0)
@@ -1089,7 +1112,7 @@ def step(
         settle(
             e0, m, state, active, vehicles, world, before, agent_index, draws, results, env_results
         )
-        observe_rows(all_envs[e0 : e0 + m], state, vehicles, world, agent_index, obs)
+        observe_rows(all_envs[e0 : e0 + m], state, vehicles, world, agent_index, obs, dist, order)
 
 
 @kernel
@@ -1167,7 +1190,7 @@ def forces_of(state, active, vehicles, behaviors, strategies, worlds, scene, for
     environment (the first stage of :func:`step`, on its own)."""
     world = worlds[0]
     num_envs = state.position.shape[0]
-    scratch = np.zeros((2, num_envs, 2))
+    scratch = strategy_scratch(num_envs)
     scripted_forces(
         0, num_envs, state, active, vehicles, behaviors, strategies, world, scene, scratch, force
     )
