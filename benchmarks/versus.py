@@ -9,12 +9,21 @@ actions: Pursuit-v0 through ``gym.make`` (single env, resets included) and throu
 ``gym.make_vec(..., vectorization_mode="vector_entry_point")``. The other version is checked
 out with ``git worktree add --detach`` into a temporary folder (removed afterwards). Prints
 the median env-steps/s of each version and the ratio this / ref. Threads are pinned to one.
+
+``--paired`` measures both versions in *one* process instead, which is far steadier on a
+shared machine whose speed drifts between processes: the ref's ``steer_env`` package is
+copied under the name ``steer_env_ref`` (every ``steer_env`` in its sources renamed, so its
+envs register as ``steer_env_ref/Pursuit-v0``), then short blocks of steps alternate between
+the two envs. Prints the best block of each and the median of the per-round ratios with
+its quartiles.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
+import shutil
 import statistics
 import subprocess
 import sys
@@ -61,6 +70,93 @@ print(json.dumps({"package": steer_env.__file__, "rate": rate}))
 """
 
 
+PAIRED_CHILD = r"""
+import json, statistics, sys, time
+import numpy as np
+import gymnasium as gym
+import steer_env, steer_env_ref
+mode, n, rounds = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+ids = {"this": "steer_env/Pursuit-v0", "ref": "steer_env_ref/Pursuit-v0"}
+rng = np.random.default_rng(0)
+if mode == "vector":
+    steps = 20
+    envs = {k: gym.make_vec(v, num_envs=n, vectorization_mode="vector_entry_point")
+            for k, v in ids.items()}
+    acts = rng.uniform(-1, 1, (steps, n, 2)).astype(np.float32)
+    for e in envs.values():
+        e.reset(seed=0)
+    def block(e):
+        t = time.perf_counter()
+        for a in acts:
+            e.step(a)
+        return steps * n / (time.perf_counter() - t)
+else:
+    steps = 2000
+    envs = {k: gym.make(v) for k, v in ids.items()}
+    acts = rng.uniform(-1, 1, (steps, 2)).astype(np.float32)
+    for e in envs.values():
+        e.reset(seed=0)
+    def block(e):
+        step, reset = e.step, e.reset
+        t = time.perf_counter()
+        for a in acts:
+            _, _, te, tr, _ = step(a)
+            if te or tr:
+                reset()
+        return steps / (time.perf_counter() - t)
+for e in envs.values():
+    block(e)  # warm-up: compiled code loaded, first episodes
+rates = {k: [] for k in envs}
+for r in range(rounds):
+    for k in (list(envs) if r % 2 == 0 else list(envs)[::-1]):
+        rates[k].append(block(envs[k]))
+print(json.dumps({"package": steer_env.__file__, "ref": steer_env_ref.__file__, **rates}))
+"""
+
+
+def copy_renamed(tree: Path, dest: Path) -> Path:
+    """``tree/steer_env`` copied to ``dest/steer_env_ref`` with every ``steer_env`` name in
+    its sources renamed, so both versions import side by side."""
+    target = dest / "steer_env_ref"
+    shutil.copytree(tree / "steer_env", target, ignore=shutil.ignore_patterns("__pycache__"))
+    for path in target.rglob("*.py"):
+        text = path.read_text()
+        path.write_text(re.sub(r"\bsteer_env\b", "steer_env_ref", text))
+    return dest
+
+
+def measure_paired(ref_parent: Path, mode: str, num_envs: int, rounds: int) -> dict:
+    env = dict(os.environ, OMP_NUM_THREADS="1", NUMBA_NUM_THREADS="1")
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), str(ref_parent)])
+    proc = subprocess.run(
+        [sys.executable, "-c", PAIRED_CHILD, mode, str(num_envs), str(rounds)],
+        env=env,
+        cwd=tempfile.gettempdir(),
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if proc.returncode != 0:
+        raise RuntimeError(f"paired run: {proc.stderr.strip().splitlines()[-1:]}")
+    result = json.loads(proc.stdout.strip().splitlines()[-1])
+    if not result["package"].startswith(str(ROOT)):
+        raise RuntimeError(f"the child imported {result['package']}, not the one in {ROOT}")
+    return result
+
+
+def report_paired(ref: str, mode: str, n: int, result: dict) -> None:
+    this, other = result["this"], result["ref"]
+    ratios = sorted(a / b for a, b in zip(this, other, strict=True))
+    q = statistics.quantiles(ratios, n=4) if len(ratios) > 1 else [ratios[0]] * 3
+    print(
+        f"Pursuit-v0 {mode} ({n} env{'s' if n > 1 else ''}), paired in one process: this "
+        f"best {max(this):,.0f} env-steps/s, {ref} best {max(other):,.0f}; ratio of bests "
+        f"{max(this) / max(other):.2f}; median of {len(ratios)} per-round ratios "
+        f"{statistics.median(ratios):.2f} [quartiles {q[0]:.2f}, {q[2]:.2f}]",
+        flush=True,
+    )
+
+
 def measure(tree: Path, mode: str, num_envs: int, steps: int) -> float:
     env = dict(os.environ, PYTHONPATH=str(tree), OMP_NUM_THREADS="1", NUMBA_NUM_THREADS="1")
     proc = subprocess.run(
@@ -89,6 +185,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--num-envs", type=positive_int, default=8192, help="vector env size")
     p.add_argument("--steps", type=positive_int, default=300, help="vector env steps")
     p.add_argument("--single-steps", type=positive_int, default=20_000, help="single env steps")
+    p.add_argument(
+        "--paired",
+        action="store_true",
+        help="both versions in one process, alternating blocks (steadier on a shared machine)",
+    )
     args = p.parse_args(argv)
     with tempfile.TemporaryDirectory() as tmp:
         other = Path(tmp) / "ref"
@@ -101,6 +202,12 @@ def main(argv: list[str] | None = None) -> int:
         if add.returncode != 0:
             p.error(f"cannot check out --ref {args.ref}: {add.stderr.strip()}")
         try:
+            if args.paired:
+                parent = copy_renamed(other, Path(tmp) / "renamed")
+                for mode, n in (("single", 1), ("vector", args.num_envs)):
+                    rounds = max(args.rounds, 9)
+                    report_paired(args.ref, mode, n, measure_paired(parent, mode, n, rounds))
+                return 0
             trees = {"this": ROOT, args.ref: other}
             for mode, n, steps in (
                 ("single", 1, args.single_steps),
