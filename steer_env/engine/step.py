@@ -734,22 +734,35 @@ def potential(pos, alive, vehicles, world, e, i):
 @engine_kernel
 def settle(e0, m, state, active, vehicles, world, before, agent_index, draws, results, env_results):
     """Capture, episode end and rewards of the environments of the block after their move
-    (zero rewards for inactive ones)."""
+    (zero rewards for inactive ones). Three passes over the block, each with a short loop
+    body, so the CPU overlaps the square roots of neighbouring environments."""
+    pos, alive, steps_all = state.position, state.alive, state.steps
+    k = agent_index.shape[0]
     for b in range(m):
         e = e0 + b
         if active[e]:
             state.counter[e] += np.uint64(draws)
+            steps_all[e] += 1
+            env_results[e].captures = captures_of(
+                e, b, pos, alive, vehicles, world, before, state.capture_step, steps_all[e]
+            )
+    # Distances after the move, before captured evaders leave (what the step ended with).
+    for b in range(m):
+        e = e0 + b
+        for a in range(k):
+            results[e, a].distance = nearest_of(pos, alive, vehicles, e, agent_index[a], True)[1]
+    for b in range(m):
+        e = e0 + b
+        if active[e]:
             settle_env(
                 e,
-                b,
-                state.position,
-                state.alive,
-                state.steps,
+                pos,
+                alive,
+                steps_all,
                 state.capture_step,
                 state.potential,
                 vehicles,
                 world,
-                before,
                 agent_index,
                 results,
                 env_results,
@@ -758,7 +771,7 @@ def settle(e0, m, state, active, vehicles, world, before, agent_index, draws, re
             env_results[e].done = False
             env_results[e].captures = 0
             env_results[e].timed_out = False
-            for a in range(agent_index.shape[0]):
+            for a in range(k):
                 res = results[e, a]
                 res.reward = 0.0
                 res.capture = 0.0
@@ -766,30 +779,13 @@ def settle(e0, m, state, active, vehicles, world, before, agent_index, draws, re
                 res.shaping = 0.0
                 res.terminated = False
                 res.captured = False
-                i = agent_index[a]
-                res.distance = nearest_of(state.position, state.alive, vehicles, e, i, True)[1]
 
 
 @engine_inline_kernel
-def settle_env(
-    e,
-    b,
-    pos,
-    alive,
-    steps_all,
-    capture_step,
-    potentials,
-    vehicles,
-    world,
-    before,
-    agent_index,
-    results,
-    env_results,
-):
-    """Capture, episode end and rewards of active environment ``e`` after its move."""
+def captures_of(e, b, pos, alive, vehicles, world, before, capture_step, steps):
+    """Evaders of environment ``e`` that a pursuer caught during step ``steps`` (swept
+    test): marks their ``capture_step`` and returns how many."""
     n = pos.shape[1]
-    steps = steps_all[e] + 1
-    steps_all[e] = steps
     captures = 0
     for q in range(n):
         if not alive[e, q] or vehicles[q].team != EVADER:
@@ -801,11 +797,30 @@ def settle_env(
                 capture_step[e, q] = steps
                 captures += 1
                 break
-    # Distances after the move, before captured evaders leave (what the step ended with).
+    return captures
+
+
+@engine_inline_kernel
+def settle_env(
+    e,
+    pos,
+    alive,
+    steps_all,
+    capture_step,
+    potentials,
+    vehicles,
+    world,
+    agent_index,
+    results,
+    env_results,
+):
+    """Episode end and rewards of active environment ``e`` after its captures are known
+    (``env_results[e].captures``) and its agents' distances measured: captured evaders
+    leave the game."""
+    n = pos.shape[1]
+    steps = steps_all[e]
+    captures = env_results[e].captures
     k = agent_index.shape[0]
-    for a in range(k):
-        i = agent_index[a]
-        results[e, a].distance = nearest_of(pos, alive, vehicles, e, i, True)[1]
     evaders_left = 0
     for q in range(n):
         if alive[e, q] and vehicles[q].team == EVADER:
