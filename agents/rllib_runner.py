@@ -94,8 +94,6 @@ from ray.rllib.utils.spaces.space_utils import clip_action, unsquash_action
 
 #: Callbacks RLlib makes per sub-env and step (or per reset): the fast loop cannot honour them.
 PER_STEP_CALLBACKS = ("on_episode_created", "on_episode_start", "on_episode_step")
-#: Module outputs that are the actions themselves, not extra model outputs of the episodes.
-ACTION_KEYS = (Columns.ACTIONS, Columns.ACTIONS_FOR_ENV)
 
 
 @dataclass
