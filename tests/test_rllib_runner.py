@@ -11,14 +11,19 @@ mocks: real RLlib runners on the real native vector env, PPO on a real local Ray
 * fallback: a config the array loop cannot honour (an observation filter connector) uses
   the parent's loop; switching between the loops per call (``random_actions``) works;
 * training: PPO with the array runner consumes its episodes (GAE, value targets, losses)
-  and matches PPO with the stock runner on the same seed, iteration by iteration.
+  and matches PPO with the stock runner on the same seed, iteration by iteration (in a
+  subprocess with a Ray session of its own).
 
 Skipped without ray. About a minute on 2 cores.
 """
 
 from __future__ import annotations
 
+import json
 import os
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -35,6 +40,7 @@ from agents import rllib_env  # noqa: E402
 from agents.rllib_runner import NativeVectorEnvRunner  # noqa: E402
 from agents.rllib_training import WORKER_ENV, build_config  # noqa: E402
 
+ROOT = Path(__file__).resolve().parents[1]
 #: Evasion-v0: the scripted pursuers catch a random evader at all sorts of times, so the
 #: samples hold episodes that end mid-call, resets mid-call and chunks continued across calls.
 ENV_ID = "steer_env/Evasion-v0"
@@ -234,7 +240,11 @@ def _train(array_runner: bool, iterations: int) -> tuple[list[str], list[dict]]:
     return kinds, results
 
 
-def test_ppo_trains_on_the_array_runners_episodes_as_on_the_stock_runners():
+def ppo_results(iterations: int = 3) -> dict:
+    """Three PPO iterations with each runner on a local Ray (train.py's worker settings).
+    Run in a process of its own (see the test): Tune's env registry publishes a name to the
+    first Ray session of a process only, and other test modules start sessions first."""
+    torch.set_num_threads(1)
     ray.init(
         num_cpus=2,
         include_dashboard=False,
@@ -243,11 +253,28 @@ def test_ppo_trains_on_the_array_runners_episodes_as_on_the_stock_runners():
         runtime_env={"env_vars": dict(WORKER_ENV)},
     )
     try:
-        kinds, fast = _train(array_runner=True, iterations=3)
-        stock_kinds, stock = _train(array_runner=False, iterations=3)
+        kinds, fast = _train(array_runner=True, iterations=iterations)
+        stock_kinds, stock = _train(array_runner=False, iterations=iterations)
     finally:
         ray.shutdown()
-    assert kinds == ["NativeVectorEnvRunner"] and stock_kinds == ["SingleAgentEnvRunner"]
+    return {"kinds": kinds + stock_kinds, "array": fast, "stock": stock}
+
+
+def test_ppo_trains_on_the_array_runners_episodes_as_on_the_stock_runners():
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    env.pop("RAY_ADDRESS", None)
+    proc = subprocess.run(
+        [sys.executable, __file__],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    res = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert res["kinds"] == ["NativeVectorEnvRunner", "SingleAgentEnvRunner"]
+    fast, stock = res["array"], res["stock"]
     for it in fast:
         assert it["steps"] >= 16 * 128  # one fragment of 128 steps per sub-env
         assert it["trained"] >= it["steps"]  # every timestep went through the learner
@@ -258,3 +285,7 @@ def test_ppo_trains_on_the_array_runners_episodes_as_on_the_stock_runners():
         assert a["steps"] == b["steps"] and a["episodes"] == b["episodes"]
         for key in ("return", *LOSSES):
             assert b[key] == pytest.approx(a[key], rel=1e-4, abs=1e-6), (key, a, b)
+
+
+if __name__ == "__main__":
+    print(json.dumps(ppo_results()))
