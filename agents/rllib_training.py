@@ -414,13 +414,25 @@ def build_config(
     vectorize_mode: str = "vector_entry_point",
     hp: dict[str, Any] | None = None,
     env_kwargs: dict[str, Any] | None = None,
+    array_runner: bool = True,
 ) -> Any:
-    """The ``PPOConfig`` of a run (Ray must be initialized; registers the env creator)."""
+    """The ``PPOConfig`` of a run (Ray must be initialized; registers the env creator).
+
+    With the native vector env (``vectorize_mode="vector_entry_point"``) the env runners are
+    :class:`agents.rllib_runner.NativeVectorEnvRunner`, which samples all sub-envs with
+    array operations (``array_runner=False``: RLlib's stock ``SingleAgentEnvRunner``, for
+    the benchmark and the tests that compare the two)."""
     from ray.rllib.algorithms.ppo import PPOConfig
     from ray.rllib.core.rl_module.default_model_config import DefaultModelConfig
     from ray.tune.registry import register_env
 
     from agents import rllib_env
+
+    runner_cls = None
+    if array_runner and vectorize_mode == "vector_entry_point":
+        from agents.rllib_runner import NativeVectorEnvRunner
+
+        runner_cls = NativeVectorEnvRunner
 
     hp = {**HYPERPARAMS, **(hp or {})}
     register_env(rllib_env.RLLIB_ENV_NAME, rllib_env.make_env)
@@ -442,6 +454,7 @@ def build_config(
             gym_env_vectorize_mode=vectorize_mode,
             rollout_fragment_length=int(hp["rollout_fragment_length"]),
             num_cpus_per_env_runner=1,
+            env_runner_cls=runner_cls,
         )
         .learners(num_learners=num_learners, num_cpus_per_learner=1 if num_learners else "auto")
         .training(

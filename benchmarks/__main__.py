@@ -156,6 +156,17 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
         help="sub-envs per RLlib env runner for the sampling rows (default 1024)",
     )
     p.add_argument(
+        "--rllib-repeats",
+        type=positive_int,
+        default=None,
+        help="repeats of the RLlib rows (default --repeats, at most 3)",
+    )
+    p.add_argument(
+        "--no-rllib-ppo",
+        action="store_true",
+        help="rllib section: the sampling rows only (skip the RLlib PPO row)",
+    )
+    p.add_argument(
         "--rllib-ppo-envs",
         type=positive_int,
         default=32,
@@ -455,12 +466,20 @@ def ratios(rows: list[Any], args: argparse.Namespace) -> list[dict[str, Any]]:
     e = args.rllib_envs
     out.append(
         _ratio(
-            "RLlib sampling env-steps/s, native vector env / sync",
+            "RLlib sampling env-steps/s, native vector env + NativeVectorEnvRunner / sync",
             e,
             _find(rows, "rllib", e, "sample, native"),
             _find(rows, "rllib", e, "sample, SyncVectorEnv"),
             target=">= 5x",
             ok=lambda v: v >= 5,
+        )
+    )
+    out.append(
+        _ratio(
+            "RLlib sampling env-steps/s, native vector env with the stock runner / sync",
+            e,
+            _find(rows, "rllib", e, "sample (stock SingleAgentEnvRunner), native"),
+            _find(rows, "rllib", e, "sample, SyncVectorEnv"),
         )
     )
     out.append(
@@ -613,14 +632,15 @@ def run(args: argparse.Namespace) -> tuple[list[Any], list[dict[str, Any]]]:
         if peers.have("ray"):
             from benchmarks import rllib_bench
 
-            reps = max(1, min(r, 3))
-            for adapter in ("native", "sync"):
-                add(rllib_bench.bench_rllib_sampling(adapter, args.rllib_envs, reps))
-            add(
-                rllib_bench.bench_rllib_ppo(
-                    args.rllib_ppo_envs, args.rllib_ppo_iterations, 1 if args.quick else reps
+            reps = max(1, min(r, 3)) if args.rllib_repeats is None else args.rllib_repeats
+            for row in rllib_bench.bench_rllib_sampling(args.rllib_envs, reps):
+                add(row)
+            if not args.no_rllib_ppo:
+                add(
+                    rllib_bench.bench_rllib_ppo(
+                        args.rllib_ppo_envs, args.rllib_ppo_iterations, 1 if args.quick else reps
+                    )
                 )
-            )
         else:
             add(Missing("rllib", "RLlib", None, 'not installed (pip install "steer-env[rllib]")'))
     if "team" in want:

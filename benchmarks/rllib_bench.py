@@ -1,12 +1,12 @@
 """RLlib rows of ``python -m benchmarks`` (section ``rllib``; needs ``steer-env[rllib]``).
 
-* Sampling: one RLlib 2.60 ``SingleAgentEnvRunner`` (built in this process, no Ray actors)
-  calling ``sample()`` on Pursuit-v0 with the PPO module of ``train.py --framework rllib``,
-  its sub-envs either the package's native vector env
-  (``gym_env_vectorize_mode="vector_entry_point"``) or Gymnasium's ``SyncVectorEnv`` of
-  single envs (``"sync"``). Both use the same RLlib config (the one train.py uses), so the
-  difference is the env alone; RLlib's per-sub-env Python work (episodes, connectors) is in
-  both.
+* Sampling: one RLlib 2.60 env runner (built in this process, no Ray actors) calling
+  ``sample()`` on Pursuit-v0 with the PPO module of ``train.py --framework rllib``, three
+  ways: the package's native vector env (``gym_env_vectorize_mode="vector_entry_point"``)
+  with train.py's :class:`agents.rllib_runner.NativeVectorEnvRunner` (array sampling loop);
+  the native vector env with RLlib's stock ``SingleAgentEnvRunner`` (its per-sub-env Python
+  work: episodes, connectors); and Gymnasium's ``SyncVectorEnv`` of single envs (``"sync"``)
+  with the stock runner, RLlib's default way. The same RLlib config otherwise (train.py's).
 * PPO: ``train.py``'s RLlib PPO (local Ray, 1 env runner, learner in the driver), timesteps
   per second over whole ``Algorithm.train()`` iterations (sampling + learning), next to the
   ``sb3`` section's PPO rows.
@@ -22,38 +22,65 @@ ENV_ID = "steer_env/Pursuit-v0"
 MODES = {"native": "vector_entry_point", "sync": "sync"}
 
 
-def bench_rllib_sampling(adapter: str, num_envs: int, repeats: int, steps: int = 32) -> Row:
-    """env-steps/s of ``SingleAgentEnvRunner.sample(num_timesteps=num_envs * steps)``."""
+#: Sampling rows: (row key, vectorize mode, env runner) as train.py configures them
+#: (``array``: agents.rllib_runner.NativeVectorEnvRunner; ``stock``: RLlib's own
+#: SingleAgentEnvRunner).
+SAMPLERS = {
+    "native": ("vector_entry_point", "array"),
+    "native-stock": ("vector_entry_point", "stock"),
+    "sync": ("sync", "stock"),
+}
+LABELS = {
+    "native": "RLlib env runner sample, native vector env (vector_entry_point), "
+    "NativeVectorEnvRunner (train.py's)",
+    "native-stock": "RLlib env runner sample (stock SingleAgentEnvRunner), native vector env "
+    "(vector_entry_point)",
+    "sync": "RLlib env runner sample, SyncVectorEnv of single envs (sync), stock "
+    "SingleAgentEnvRunner",
+}
+
+
+def bench_rllib_sampling(
+    num_envs: int, repeats: int, steps: int = 32, samplers: tuple[str, ...] = tuple(SAMPLERS)
+) -> list[Row]:
+    """env-steps/s of ``EnvRunner.sample(num_timesteps=num_envs * steps)`` for each of
+    ``samplers`` (keys of :data:`SAMPLERS`), their repeats interleaved (one repeat of each in
+    turn) so that load on a shared machine hits them alike."""
     from ray.rllib.env.single_agent_env_runner import SingleAgentEnvRunner
 
     from agents.rllib_training import build_config
 
-    config = build_config(ENV_ID, 0, 0, 0, num_envs, vectorize_mode=MODES[adapter])
-    runner = SingleAgentEnvRunner(config=config)
     n = num_envs * steps
-    runner.sample(num_timesteps=num_envs * 4)  # warm-up: first reset, module, kernels
-    samples = []
+    runners = {}
+    for key in samplers:
+        mode, runner = SAMPLERS[key]
+        config = build_config(
+            ENV_ID, 0, 0, 0, num_envs, vectorize_mode=mode, array_runner=runner == "array"
+        )
+        runners[key] = (config.env_runner_cls or SingleAgentEnvRunner)(config=config)
+        runners[key].sample(num_timesteps=num_envs * 4)  # warm-up: first reset, module, kernels
+    samples: dict[str, list[float]] = {key: [] for key in samplers}
     for _ in range(repeats):
-        t0 = time.perf_counter()
-        episodes = runner.sample(num_timesteps=n)
-        elapsed = time.perf_counter() - t0
-        samples.append(sum(len(e) for e in episodes) / elapsed)
-    runner.stop()
-    label = (
-        "native vector env (vector_entry_point)"
-        if adapter == "native"
-        else "SyncVectorEnv of single envs (sync)"
-    )
-    return Row(
-        "rllib",
-        f"RLlib env runner sample, {label}",
-        num_envs,
-        "env-steps/s",
-        samples,
-        agents=2,
-        substeps=1,
-        note=f"{n} env-steps/repeat, PPO module 64x64",
-    )
+        for key, runner in runners.items():
+            t0 = time.perf_counter()
+            episodes = runner.sample(num_timesteps=n)
+            elapsed = time.perf_counter() - t0
+            samples[key].append(sum(len(e) for e in episodes) / elapsed)
+    for runner in runners.values():
+        runner.stop()
+    return [
+        Row(
+            "rllib",
+            LABELS[key],
+            num_envs,
+            "env-steps/s",
+            samples[key],
+            agents=2,
+            substeps=1,
+            note=f"{n} env-steps/repeat, PPO module 64x64, repeats interleaved",
+        )
+        for key in samplers
+    ]
 
 
 def bench_rllib_ppo(num_envs: int, iterations: int, repeats: int) -> Row:
