@@ -125,11 +125,14 @@ def copy_renamed(tree: Path, dest: Path) -> Path:
     return dest
 
 
-def measure_paired(ref_parent: Path, mode: str, num_envs: int, rounds: int) -> dict:
+def run_child(script: str, pythonpath: list[Path], args: list[object]) -> dict:
+    """Run a child script with one thread per library and ``pythonpath`` first on the path;
+    returns the JSON of its last line after checking that it imported ``steer_env`` from
+    ``pythonpath[0]`` (not some installed copy)."""
     env = dict(os.environ, OMP_NUM_THREADS="1", NUMBA_NUM_THREADS="1")
-    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), str(ref_parent)])
+    env["PYTHONPATH"] = os.pathsep.join(str(p) for p in pythonpath)
     proc = subprocess.run(
-        [sys.executable, "-c", PAIRED_CHILD, mode, str(num_envs), str(rounds)],
+        [sys.executable, "-c", script, *map(str, args)],
         env=env,
         cwd=tempfile.gettempdir(),
         capture_output=True,
@@ -137,11 +140,17 @@ def measure_paired(ref_parent: Path, mode: str, num_envs: int, rounds: int) -> d
         check=False,
     )
     if proc.returncode != 0:
-        raise RuntimeError(f"paired run: {proc.stderr.strip().splitlines()[-1:]}")
+        raise RuntimeError(f"{pythonpath[0]}: {proc.stderr.strip().splitlines()[-1:]}")
     result = json.loads(proc.stdout.strip().splitlines()[-1])
-    if not result["package"].startswith(str(ROOT)):
-        raise RuntimeError(f"the child imported {result['package']}, not the one in {ROOT}")
+    if not result["package"].startswith(str(pythonpath[0])):
+        raise RuntimeError(
+            f"the child imported {result['package']}, not the one in {pythonpath[0]}"
+        )
     return result
+
+
+def measure_paired(ref_parent: Path, mode: str, num_envs: int, rounds: int) -> dict:
+    return run_child(PAIRED_CHILD, [ROOT, ref_parent], [mode, num_envs, rounds])
 
 
 def report_paired(ref: str, mode: str, n: int, result: dict) -> None:
@@ -158,21 +167,7 @@ def report_paired(ref: str, mode: str, n: int, result: dict) -> None:
 
 
 def measure(tree: Path, mode: str, num_envs: int, steps: int) -> float:
-    env = dict(os.environ, PYTHONPATH=str(tree), OMP_NUM_THREADS="1", NUMBA_NUM_THREADS="1")
-    proc = subprocess.run(
-        [sys.executable, "-c", CHILD, mode, str(num_envs), str(steps)],
-        env=env,
-        cwd=tempfile.gettempdir(),
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    if proc.returncode != 0:
-        raise RuntimeError(f"{tree}: {proc.stderr.strip().splitlines()[-1:]}")
-    result = json.loads(proc.stdout.strip().splitlines()[-1])
-    if not result["package"].startswith(str(tree)):
-        raise RuntimeError(f"the child imported {result['package']}, not the one in {tree}")
-    return float(result["rate"])
+    return float(run_child(CHILD, [tree], [mode, num_envs, steps])["rate"])
 
 
 def main(argv: list[str] | None = None) -> int:

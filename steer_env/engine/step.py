@@ -831,7 +831,6 @@ def settle_env(
     timed_out = steps >= world.time_limit
     done = timed_out or evaders_left == 0 or (world.end_on_first_capture and captures > 0)
     env_results[e].done = done
-    env_results[e].captures = captures
     env_results[e].timed_out = timed_out
     for a in range(k):
         i = agent_index[a]
