@@ -47,8 +47,8 @@ def length(v: ArrayLike) -> Array:
     """Euclidean length of each vector: ``(..., 2) -> (...)``.
 
     Accurate for any finite input, without warnings: ``sqrt(x*x + y*y)``, with vectors whose
-    squared length would overflow (components beyond ~1e150) or underflow measured by
-    :func:`math.hypot` instead.
+    squared length would overflow (components beyond ~1e150) or underflow measured as
+    ``big * sqrt(1 + (small / big)**2)`` instead (within 2 ulp of :func:`math.hypot`).
     """
     lead, n, (a,) = rows((v, 1))
     out = np.empty(n)

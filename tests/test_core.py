@@ -62,6 +62,31 @@ def test_length_is_overflow_and_underflow_safe():
     np.testing.assert_array_equal(vecmath.length([[1e200, 0.0], [0.0, -1e-300]]), [1e200, 1e-300])
 
 
+@settings(max_examples=500, deadline=None)
+@given(
+    x=st.floats(allow_nan=False, allow_infinity=False),
+    y=st.floats(allow_nan=False, allow_infinity=False),
+)
+def test_length_matches_hypot_within_2_ulp_over_every_finite_input(x, y):
+    """Both paths of the kernel (plain square root, and the scaled one it takes when the
+    sum of squares overflows or underflows) agree with the C library's hypot."""
+    got = core_vecmath.length(x, y)
+    want = math.hypot(x, y)
+    assert math.isfinite(got) == math.isfinite(want)
+    if math.isfinite(want):
+        assert abs(got - want) <= 2 * math.ulp(want)
+
+
+def test_length_of_infinite_and_zero_components():
+    inf = math.inf
+    assert core_vecmath.length(inf, 1.0) == inf
+    assert core_vecmath.length(-3.0, -inf) == inf
+    assert core_vecmath.length(inf, -inf) == inf
+    assert core_vecmath.length(-0.0, 0.0) == 0.0
+    assert core_vecmath.length(5e-324, 0.0) == 5e-324
+    assert math.isnan(core_vecmath.length(math.nan, 1.0))
+
+
 def test_vortex_field_is_finite_at_the_centre():
     f = behaviors.vortex_field([[2.0, 3.0], [2.0 + 1e-300, 3.0]], [2.0, 3.0], 5.0)
     assert np.all(np.isfinite(f)) and np.all(vecmath.length(f) > 0.5)

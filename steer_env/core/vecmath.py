@@ -21,17 +21,30 @@ SQ_MAX = 1e300
 
 @kernel
 def length(x: float, y: float) -> float:
-    """Euclidean length ``sqrt(x**2 + y**2)``, exact for any finite input.
+    """Euclidean length ``sqrt(x**2 + y**2)``, accurate for any finite input.
 
-    Fast path ``sqrt(x*x + y*y)``; when the sum of squares overflowed (components beyond
-    ~1e150), underflowed (below ~1e-145) or is not finite, :func:`math.hypot` recomputes it
-    without intermediate overflow, so ``length(1e200, 0) == 1e200``."""
+    Fast path ``sqrt(x*x + y*y)``. When the sum of squares overflowed (components beyond
+    ~1e150), underflowed (below ~1e-145) or is not finite, the length is recomputed without
+    intermediate overflow as ``big * sqrt(1 + (small / big)**2)`` (``big``, ``small`` the
+    larger and smaller magnitude; within 2 ulp), so ``length(1e200, 0) == 1e200``. An
+    infinite component gives ``inf``.
+
+    The rare path has no call and no early return, so the compiler can still vectorise a
+    loop over vectors that calls this (it then computes both paths and selects)."""
     s = x * x + y * y
     if SQ_MIN <= s <= SQ_MAX:
         return math.sqrt(s)
-    if s == 0.0 and x == 0.0 and y == 0.0:
-        return 0.0
-    return math.hypot(x, y)
+    ax = abs(x)
+    ay = abs(y)
+    big = max(ax, ay)
+    small = min(ax, ay)
+    q = small / big
+    r = big * math.sqrt(1.0 + q * q)
+    if big == math.inf:
+        r = big
+    if not big > 0.0:
+        r = big + small  # both zero: 0 (a NaN component: nan)
+    return r
 
 
 @kernel

@@ -100,8 +100,6 @@ SELF_FEATURES = 11
 #: Features per observed other vehicle: relative position (2), relative velocity (2),
 #: present flag (1).
 OTHER_FEATURES = 5
-#: Combination stops adding forces once the remaining budget is below this, N.
-BUDGET_EPS = 1e-12
 
 # --------------------------------------------------------------------------- records
 WORLD = np.dtype(

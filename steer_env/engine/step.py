@@ -30,7 +30,7 @@ from typing import NamedTuple
 import numpy as np
 
 from steer_env.core import behaviors as cb
-from steer_env.core.combine import accumulate
+from steer_env.core.combine import accumulate, dither_candidate, weighted_add
 from steer_env.core.jit import engine_inline_kernel, engine_kernel, kernel
 from steer_env.core.physics import MIN_HEADING_SPEED, integrate
 from steer_env.core.streams import uniform_draw
@@ -39,9 +39,7 @@ from steer_env.engine.layout import (
     ALIGNMENT,
     ARENA_CENTER,
     ARRIVE,
-    BUDGET_EPS,
     COHESION,
-    DITHERED,
     EACH_OPPONENT,
     EVADE,
     EVADER,
@@ -78,7 +76,7 @@ class StrategyScratch(NamedTuple):
     """Working arrays of :func:`scripted_forces` for a block of ``m`` environments (the
     stages cannot allocate: see :data:`~steer_env.core.jit.engine_kernel`)."""
 
-    vectors: np.ndarray  #: (2, m, 2): one behaviour's raw force, the running total (N)
+    vectors: np.ndarray  #: (2, 2, m): one behaviour's raw force, the running total (N, x/y rows)
     near_d: np.ndarray  #: (m,) distance to the nearest opponent in the game (m)
     near_j: np.ndarray  #: (m,) int64 index of that opponent (-1: none)
     is_open: np.ndarray  #: (m,) bool: prioritized: budget left; dithered: none chosen yet
@@ -88,7 +86,7 @@ class StrategyScratch(NamedTuple):
 def strategy_scratch(m):
     """A :class:`StrategyScratch` for blocks of up to ``m`` environments."""
     return StrategyScratch(
-        np.zeros((2, m, 2)), np.zeros(m), np.zeros(m, dtype=np.int64), np.zeros(m, dtype=np.bool_)
+        np.zeros((2, 2, m)), np.zeros(m), np.zeros(m, dtype=np.int64), np.zeros(m, dtype=np.bool_)
     )
 
 
@@ -205,7 +203,7 @@ def single_target_force(rec, e, i, pos, vel, alive, vehicles, near_j):
 @engine_kernel
 def raw_forces(rec, i, e0, m, state, active, vehicles, world, scene, near_j, draw, raw):
     """The unweighted force of behaviour record ``rec`` for vehicle ``i`` in every
-    environment of the block into ``raw[b]`` (``b = e - e0``). The kind is dispatched once
+    environment of the block into ``raw[:, b]`` (``b = e - e0``). The kind is dispatched once
     per block, so each loop body is one small kernel call. Wander takes its noise from
     draws ``draw, draw + 1`` of each environment's stream and advances its target in the
     active environments where the vehicle is in the game."""
@@ -227,7 +225,7 @@ def raw_forces(rec, i, e0, m, state, active, vehicles, world, scene, near_j, dra
             key, counter = state.key[e], state.counter[e]
             nx = 2.0 * uniform_draw(key, counter, draw) - 1.0
             ny = 2.0 * uniform_draw(key, counter, draw + 1) - 1.0
-            raw[b, 0], raw[b, 1], wander[e, i, 0], wander[e, i, 1] = cb.wander(
+            raw[0, b], raw[1, b], wander[e, i, 0], wander[e, i, 1] = cb.wander(
                 pos[e, i, 0],
                 pos[e, i, 1],
                 vel[e, i, 0],
@@ -250,7 +248,7 @@ def raw_forces(rec, i, e0, m, state, active, vehicles, world, scene, near_j, dra
         feeler, side_angle, side_scale = rec.feeler_length, rec.side_angle, rec.side_scale
         for b in range(m):
             e = e0 + b
-            raw[b, 0], raw[b, 1] = cb.wall_avoidance(
+            raw[0, b], raw[1, b] = cb.wall_avoidance(
                 pos[e, i, 0],
                 pos[e, i, 1],
                 vel[e, i, 0],
@@ -268,17 +266,17 @@ def raw_forces(rec, i, e0, m, state, active, vehicles, world, scene, near_j, dra
             )
     elif kind in (SEPARATION, ALIGNMENT, COHESION):
         for b in range(m):
-            raw[b, 0], raw[b, 1] = flock_force(
+            raw[0, b], raw[1, b] = flock_force(
                 kind, rec, e0 + b, i, pos, vel, head, alive, vehicles
             )
     elif kind in (SEEK, FLEE, ARRIVE, PURSUIT, EVADE):
         for b in range(m):
-            raw[b, 0], raw[b, 1] = single_target_force(
+            raw[0, b], raw[1, b] = single_target_force(
                 rec, e0 + b, i, pos, vel, alive, vehicles, near_j[b]
             )
     else:
         for b in range(m):
-            raw[b, 0], raw[b, 1] = scene_force(
+            raw[0, b], raw[1, b] = scene_force(
                 rec, e0 + b, i, pos, vel, head, alive, vehicles, world, scene, near_j[b]
             )
 
@@ -563,9 +561,13 @@ def evade_each(b, e, i, pos, vel, alive, vehicles):
 def scripted_forces(
     e0, m, state, active, vehicles, behaviors, strategies, world, scene, scratch, force
 ):
-    """Combined steering forces ``force[b, i]`` of the scripted vehicles of environments
+    """Combined steering forces ``force[i, :, b]`` of the scripted vehicles of environments
     ``e0 .. e0 + m - 1`` (``b = e - e0``) that are active and in the game; zero for the
-    others. ``scratch`` is a :class:`StrategyScratch` of at least ``m`` rows."""
+    others. ``scratch`` is a :class:`StrategyScratch` of at least ``m`` columns.
+
+    The block index is the last axis of every working array, and each combination method
+    has its own loop over the block: short, branch-light loop bodies over consecutive
+    memory, which the CPU overlaps across environments."""
     pos, alive = state.position, state.alive
     n = pos.shape[1]
     raw = scratch.vectors[0]
@@ -583,8 +585,8 @@ def scripted_forces(
         for b in range(m):
             e = e0 + b
             near_j[b], near_d[b] = nearest_of(pos, alive, vehicles, e, i, True)
-            total[b, 0] = 0.0
-            total[b, 1] = 0.0
+            total[0, b] = 0.0
+            total[1, b] = 0.0
             is_open[b] = active[e] and alive[e, i]
         draw = vehicles[i].draw_offset
         for k in range(strat.n_behaviors):
@@ -592,41 +594,46 @@ def scripted_forces(
             raw_forces(rec, i, e0, m, state, active, vehicles, world, scene, near_j, draw, raw)
             if rec.kind == WANDER:
                 draw += 2
+            # active_beyond: the behaviour acts only while the nearest opponent is farther
+            # than that (the classic evader wanders only while unthreatened).
+            beyond = rec.active_beyond
             w = rec.weight
-            for b in range(m):
-                e = e0 + b
-                pick = 0.0
-                if method == DITHERED:
-                    pick = uniform_draw(state.key[e], state.counter[e], draw)
-                # active_beyond: the behaviour acts only while the nearest opponent is
-                # farther than that (the classic evader wanders only while unthreatened).
-                if not is_open[b] or not near_d[b] > rec.active_beyond:
-                    continue
-                fx = w * raw[b, 0]
-                fy = w * raw[b, 1]
-                if method == PRIORITIZED:
-                    total[b, 0], total[b, 1], is_open[b] = accumulate(
-                        total[b, 0], total[b, 1], fx, fy, mf
+            # These two loops compute every environment's sum and keep it where the
+            # behaviour acts (a select rather than a branch), so the compiler vectorises them.
+            if method == PRIORITIZED:
+                for b in range(m):
+                    acts = is_open[b] & (near_d[b] > beyond)
+                    tx, ty, left = accumulate(
+                        total[0, b], total[1, b], w * raw[0, b], w * raw[1, b], mf
                     )
-                elif method == WEIGHTED_SUM:
-                    total[b, 0] += fx
-                    total[b, 1] += fy
-                elif pick < rec.probability:
-                    fx /= rec.probability
-                    fy /= rec.probability
-                    if length(fx, fy) > BUDGET_EPS:
-                        total[b, 0] = fx
-                        total[b, 1] = fy
-                        is_open[b] = False
-            if method == DITHERED:
+                    total[0, b] = tx if acts else total[0, b]
+                    total[1, b] = ty if acts else total[1, b]
+                    is_open[b] = left if acts else is_open[b]
+            elif method == WEIGHTED_SUM:
+                for b in range(m):
+                    acts = is_open[b] & (near_d[b] > beyond)
+                    tx, ty = weighted_add(total[0, b], total[1, b], raw[0, b], raw[1, b], w)
+                    total[0, b] = tx if acts else total[0, b]
+                    total[1, b] = ty if acts else total[1, b]
+            else:
+                probability = rec.probability
+                for b in range(m):
+                    e = e0 + b
+                    pick = uniform_draw(state.key[e], state.counter[e], draw)
+                    if is_open[b] and near_d[b] > beyond:
+                        fx, fy, wins = dither_candidate(raw[0, b], raw[1, b], w, probability, pick)
+                        if wins:
+                            total[0, b] = fx
+                            total[1, b] = fy
+                            is_open[b] = False
                 draw += 1
-        for b in range(m):
-            e = e0 + b
-            tx, ty = total[b, 0], total[b, 1]
-            if method != PRIORITIZED:
-                tx, ty = truncate(tx, ty, mf)
-            force[b, i, 0] = tx
-            force[b, i, 1] = ty
+        if method == PRIORITIZED:
+            for b in range(m):
+                force[i, 0, b] = total[0, b]
+                force[i, 1, b] = total[1, b]
+        else:
+            for b in range(m):
+                force[i, 0, b], force[i, 1, b] = truncate(total[0, b], total[1, b], mf)
 
 
 @engine_kernel
@@ -644,7 +651,7 @@ def wall(p, v, limit):
 def move(e0, m, state, active, vehicles, world, actions, force, before):
     """Learned agents' forces from their actions, then one physics step and the walls for
     every vehicle in the game of the active environments; positions before the step go to
-    ``before[b, i]``."""
+    ``before[i, :, b]``."""
     pos, vel, head = state.position, state.velocity, state.heading
     n = pos.shape[1]
     dt = world.dt
@@ -658,16 +665,16 @@ def move(e0, m, state, active, vehicles, world, actions, force, before):
             # The action is in the agent's frame, in units of its max force, magnitude <= 1.
             lx, ly = truncate(actions[e, a, 0], actions[e, a, 1], 1.0)
             wx, wy = to_world(lx, ly, head[e, i, 0], head[e, i, 1])
-            force[b, i, 0] = wx * mf
-            force[b, i, 1] = wy * mf
+            force[i, 0, b] = wx * mf
+            force[i, 1, b] = wy * mf
     for i in range(n):
         veh = vehicles[i]
         limit = world.half_size - veh.radius
         for b in range(m):
             e = e0 + b
             px, py = pos[e, i, 0], pos[e, i, 1]
-            before[b, i, 0] = px
-            before[b, i, 1] = py
+            before[i, 0, b] = px
+            before[i, 1, b] = py
             if not active[e] or not state.alive[e, i]:
                 continue
             px, py, vx, vy, hx, hy = integrate(
@@ -677,8 +684,8 @@ def move(e0, m, state, active, vehicles, world, actions, force, before):
                 vel[e, i, 1],
                 head[e, i, 0],
                 head[e, i, 1],
-                force[b, i, 0],
-                force[b, i, 1],
+                force[i, 0, b],
+                force[i, 1, b],
                 veh.mass,
                 veh.max_speed,
                 veh.max_force,
@@ -701,10 +708,10 @@ def move(e0, m, state, active, vehicles, world, actions, force, before):
 @engine_kernel
 def swept_distance(before, b, pos, e, p, q):
     """Closest approach of vehicles ``p`` and ``q`` of environment ``e`` during the step,
-    assuming linear relative motion from ``before[b]`` to ``pos[e]`` (so fast vehicles
+    assuming linear relative motion from ``before[:, :, b]`` to ``pos[e]`` (so fast vehicles
     cannot pass through)."""
-    r0x = before[b, q, 0] - before[b, p, 0]
-    r0y = before[b, q, 1] - before[b, p, 1]
+    r0x = before[q, 0, b] - before[p, 0, b]
+    r0y = before[q, 1, b] - before[p, 1, b]
     dx = (pos[e, q, 0] - pos[e, p, 0]) - r0x
     dy = (pos[e, q, 1] - pos[e, p, 1]) - r0y
     dd = dx * dx + dy * dy
@@ -1111,8 +1118,8 @@ def step(
     num_envs = state.position.shape[0]
     n = state.position.shape[1]
     size = min(BLOCK, num_envs)
-    force = np.zeros((size, n, 2))
-    before = np.zeros((size, n, 2))
+    force = np.zeros((n, 2, size))
+    before = np.zeros((n, 2, size))
     scratch = strategy_scratch(size)
     dist = np.zeros(n)
     order = np.zeros(n, dtype=np.int64)
@@ -1203,8 +1210,13 @@ def forces_of(state, active, vehicles, behaviors, strategies, worlds, scene, for
     """Combined strategy forces ``force[e, i]`` of every scripted vehicle of every active
     environment (the first stage of :func:`step`, on its own)."""
     world = worlds[0]
-    num_envs = state.position.shape[0]
+    num_envs, n = state.position.shape[0], state.position.shape[1]
     scratch = strategy_scratch(num_envs)
+    columns = np.zeros((n, 2, num_envs))
     scripted_forces(
-        0, num_envs, state, active, vehicles, behaviors, strategies, world, scene, scratch, force
+        0, num_envs, state, active, vehicles, behaviors, strategies, world, scene, scratch, columns
     )
+    for e in range(num_envs):
+        for i in range(n):
+            force[e, i, 0] = columns[i, 0, e]
+            force[e, i, 1] = columns[i, 1, e]
