@@ -112,6 +112,26 @@ def nearest_of(pos, alive, vehicles, e, i, want_opponent):
     return best, best_d
 
 
+@engine_inline_kernel
+def nearest_in_block(pos, alive, vehicles, e0, m, i, want_opponent, near_d, near_j):
+    """:func:`nearest_of` for vehicle ``i`` of every environment ``e0 + b`` of the block,
+    into ``near_d[b]`` / ``near_j[b]``. One pass over the block per candidate vehicle,
+    whose team is checked once, so the loop body is a distance and a select."""
+    for b in range(m):
+        near_d[b] = np.inf
+        near_j[b] = -1
+    team = vehicles[i].team
+    for j in range(pos.shape[1]):
+        if j == i or (vehicles[j].team != team) != want_opponent:
+            continue
+        for b in range(m):
+            e = e0 + b
+            d = length(pos[e, j, 0] - pos[e, i, 0], pos[e, j, 1] - pos[e, i, 1])
+            closer = alive[e, j] & (d < near_d[b])
+            near_d[b] = d if closer else near_d[b]
+            near_j[b] = j if closer else near_j[b]
+
+
 @engine_kernel
 def target_point(pos, alive, vehicles, e, i, target, near_j):
     """The single point a seek/flee/arrive behaviour of vehicle ``i`` aims at, and whether
@@ -582,9 +602,9 @@ def scripted_forces(
         strat = strategies[s]
         method = strat.combination
         mf = vehicles[i].max_force
+        nearest_in_block(pos, alive, vehicles, e0, m, i, True, near_d, near_j)
         for b in range(m):
             e = e0 + b
-            near_j[b], near_d[b] = nearest_of(pos, alive, vehicles, e, i, True)
             total[0, b] = 0.0
             total[1, b] = 0.0
             is_open[b] = active[e] and alive[e, i]
@@ -739,25 +759,51 @@ def potential(pos, alive, vehicles, world, e, i):
 
 
 @engine_kernel
-def settle(e0, m, state, active, vehicles, world, before, agent_index, draws, results, env_results):
+def settle(
+    e0, m, state, active, vehicles, world, before, agent_index, draws, results, env_results, near
+):
     """Capture, episode end and rewards of the environments of the block after their move
-    (zero rewards for inactive ones). Three passes over the block, each with a short loop
-    body, so the CPU overlaps the square roots of neighbouring environments."""
+    (zero rewards for inactive ones). Captures and distances take one pass over the block
+    per pair of vehicles (a distance and a select each), then each environment settles;
+    ``near`` is a :class:`StrategyScratch` used as working space."""
     pos, alive, steps_all = state.position, state.alive, state.steps
+    capture_step = state.capture_step
+    n = pos.shape[1]
     k = agent_index.shape[0]
     for b in range(m):
         e = e0 + b
         if active[e]:
             state.counter[e] += np.uint64(draws)
             steps_all[e] += 1
-            env_results[e].captures = captures_of(
-                e, b, pos, alive, vehicles, world, before, state.capture_step, steps_all[e]
-            )
+        env_results[e].captures = 0
+    # Captures: an evader in the game that a pursuer came within capture_radius of during
+    # the step (swept test) is marked with this step; each evader counts once.
+    radius = world.capture_radius
+    for q in range(n):
+        if vehicles[q].team != EVADER:
+            continue
+        for p in range(n):
+            if vehicles[p].team != PURSUER:
+                continue
+            for b in range(m):
+                e = e0 + b
+                steps = steps_all[e]
+                caught = (
+                    active[e]
+                    & alive[e, q]
+                    & alive[e, p]
+                    & (capture_step[e, q] != steps)
+                    & (swept_distance(before, b, pos, e, p, q) <= radius)
+                )
+                capture_step[e, q] = steps if caught else capture_step[e, q]
+                env_results[e].captures += 1 if caught else 0
     # Distances after the move, before captured evaders leave (what the step ended with).
-    for b in range(m):
-        e = e0 + b
-        for a in range(k):
-            results[e, a].distance = nearest_of(pos, alive, vehicles, e, agent_index[a], True)[1]
+    for a in range(k):
+        nearest_in_block(
+            pos, alive, vehicles, e0, m, agent_index[a], True, near.near_d, near.near_j
+        )
+        for b in range(m):
+            results[e0 + b, a].distance = near.near_d[b]
     for b in range(m):
         e = e0 + b
         if active[e]:
@@ -766,7 +812,7 @@ def settle(e0, m, state, active, vehicles, world, before, agent_index, draws, re
                 pos,
                 alive,
                 steps_all,
-                state.capture_step,
+                capture_step,
                 state.potential,
                 vehicles,
                 world,
@@ -776,7 +822,6 @@ def settle(e0, m, state, active, vehicles, world, before, agent_index, draws, re
             )
         else:
             env_results[e].done = False
-            env_results[e].captures = 0
             env_results[e].timed_out = False
             for a in range(k):
                 res = results[e, a]
@@ -786,25 +831,6 @@ def settle(e0, m, state, active, vehicles, world, before, agent_index, draws, re
                 res.shaping = 0.0
                 res.terminated = False
                 res.captured = False
-
-
-@engine_inline_kernel
-def captures_of(e, b, pos, alive, vehicles, world, before, capture_step, steps):
-    """Evaders of environment ``e`` that a pursuer caught during step ``steps`` (swept
-    test): marks their ``capture_step`` and returns how many."""
-    n = pos.shape[1]
-    captures = 0
-    for q in range(n):
-        if not alive[e, q] or vehicles[q].team != EVADER:
-            continue
-        for p in range(n):
-            if not alive[e, p] or vehicles[p].team != PURSUER:
-                continue
-            if swept_distance(before, b, pos, e, p, q) <= world.capture_radius:
-                capture_step[e, q] = steps
-                captures += 1
-                break
-    return captures
 
 
 @engine_inline_kernel
@@ -1131,7 +1157,18 @@ def step(
         )
         move(e0, m, state, active, vehicles, world, actions, force, before)
         settle(
-            e0, m, state, active, vehicles, world, before, agent_index, draws, results, env_results
+            e0,
+            m,
+            state,
+            active,
+            vehicles,
+            world,
+            before,
+            agent_index,
+            draws,
+            results,
+            env_results,
+            scratch,
         )
         observe_rows(all_envs[e0 : e0 + m], state, vehicles, world, agent_index, obs, dist, order)
 
