@@ -974,13 +974,23 @@ def observe_env(e, pos, vel, head, alive, steps, vehicles, world, agent_index, o
             slots = world.observed_opponents if opponents else world.observed_teammates
             if slots == 0:
                 continue
-            # Nearest first: a stable insertion sort over the vehicles of the group.
+            # Nearest first: a stable insertion sort over the vehicles of the group. The
+            # first one's distance waits until a second one needs comparing with it (with a
+            # single opponent, as in Pursuit, no distance is computed: the square root sat
+            # on the path to every slot value).
             count = 0
             for j in range(n):
                 if j == i or not alive[e, j]:
                     continue
                 if (vehicles[j].team != veh.team) != opponents:
                     continue
+                if count == 0:
+                    order[0] = j
+                    count = 1
+                    continue
+                if count == 1:
+                    first = order[0]
+                    dist[0] = length(pos[e, first, 0] - px, pos[e, first, 1] - py)
                 d = length(pos[e, j, 0] - px, pos[e, j, 1] - py)
                 q = count
                 while q > 0 and dist[q - 1] > d:
