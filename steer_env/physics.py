@@ -100,6 +100,11 @@ def integrate(
     )
     dt = float(dt)
     if out is not None:
+        if len(out) == 3 and out[0] is p and out[1] is v and out[2] is h:
+            # In place on the inputs, which :func:`rows` passed through as they are: each is
+            # then a float64 ndarray of shape (n, 2), which is its own rows view.
+            LOOPS.integrate(p, v, h, f, m, ms, mf, dt, p, v, h)
+            return out
         views = [_rows_view(o, lead, n) for o in out]
         if all(view is not None for view in views):
             LOOPS.integrate(p, v, h, f, m, ms, mf, dt, *views)

@@ -52,44 +52,8 @@ def _broadcast(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...]:
 
 
 _F64 = np.dtype(np.float64)
-
-
-def _simple_rows(
-    operands: tuple[tuple[ArrayLike, int], ...],
-) -> tuple[tuple[int, ...], int, list[Array]] | None:
-    """The fast path of :func:`rows` (a few hundred ns per operand): every operand a float64
-    ndarray that is one vector / scalar or one row per vehicle (``(n, 2)`` / ``(n,)``), all
-    with the same ``n``. Read-only or strided operands are passed as they are (numba then
-    compiles a variant for them once). Returns None when the general path is needed."""
-    n = 1
-    rowed = False
-    out = []
-    for x, core in operands:
-        if type(x) is not np.ndarray or x.dtype is not _F64:
-            return None
-        shape = x.shape
-        nd = len(shape)
-        if core:
-            if nd == 2 and shape[1] == 2:
-                m = shape[0]
-            elif nd == 1 and shape[0] == 2:
-                out.append(x[None])
-                continue
-            else:
-                return None
-        elif nd == 1:
-            m = shape[0]
-        elif nd == 0:
-            out.append(x[None])
-            continue
-        else:
-            return None
-        if rowed and m != n:
-            return None
-        n = m
-        rowed = True
-        out.append(x)
-    return ((n,) if rowed else ()), n, out
+_ND = np.ndarray
+_PAIR = (2,)
 
 
 def rows(
@@ -100,11 +64,52 @@ def rows(
     ``core_ndim`` is 1 for 2-D vectors (last axis of length 2) and 0 for per-vehicle
     scalars. ``lead`` optionally widens the broadcast to that leading shape.
     Returns ``(lead_shape, n, arrays)`` where each array is C-contiguous, writable
-    float64 of shape ``(n, *core)`` or ``(1, *core)`` (the same value for every row)."""
+    float64 of shape ``(n, *core)`` or ``(1, *core)`` (the same value for every row).
+
+    Fast path (about a hundred ns per operand), taken without ``lead`` when every operand
+    is a float64 ndarray that is one vector / scalar (``(2,)`` / ``()``) or one row per
+    vehicle (``(n, 2)`` / ``(n,)``), all with the same ``n``: operands are passed as they
+    are, read-only or strided ones included (numba then compiles a variant for them once).
+    """
     if lead is None:
-        simple = _simple_rows(operands)
-        if simple is not None:
-            return simple
+        out: list[Array] = []
+        append = out.append
+        vec: tuple[int, ...] | None = None  # (n, 2) and (n,) once an operand has given n
+        one: tuple[int, ...] | None = None
+        for x, core in operands:
+            if type(x) is not _ND or x.dtype is not _F64:
+                break
+            shape = x.shape
+            if core:
+                if shape == vec:
+                    append(x)
+                elif shape == _PAIR:
+                    append(x[None])
+                elif vec is None and len(shape) == 2 and shape[1] == 2:
+                    vec, one = shape, shape[:1]
+                    append(x)
+                else:
+                    break
+            elif shape == one:
+                append(x)
+            elif not shape:
+                append(x[None])
+            elif vec is None and len(shape) == 1:
+                vec, one = (shape[0], 2), shape
+                append(x)
+            else:
+                break
+        else:
+            if one is None:
+                return (), 1, out
+            return one, one[0], out
+    return _general_rows(operands, lead)
+
+
+def _general_rows(
+    operands: tuple[tuple[ArrayLike, int], ...], lead: tuple[int, ...] | None
+) -> tuple[tuple[int, ...], int, list[Array]]:
+    """:func:`rows` for any broadcastable operands: copies where the layout needs it."""
     arrays = []
     leads = []
     for x, core in operands:
