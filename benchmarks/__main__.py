@@ -1,6 +1,8 @@
 """``python -m benchmarks``: steer-env against its peers and its numpy floor, in one run.
 
-Prints one table and writes it as JSON (``--json``, default ``benchmarks/results.json``).
+Prints one table and writes it as JSON (``--json``; default ``benchmarks/results.json``, the
+run the README quotes, or ``benchmarks/results_quick.json`` with ``--quick``, so a smoke run
+never replaces it).
 Every figure is the median over ``--repeats`` repeats with the min-max range; throughputs
 use actions drawn before the timed loop. Threads are pinned (``--threads``, default 1:
 ``OMP_NUM_THREADS``, ``MKL_NUM_THREADS``, ``OPENBLAS_NUM_THREADS``, ``NUMBA_NUM_THREADS`` and
@@ -47,6 +49,8 @@ SECTIONS = (
     "team",
 )
 DEFAULT_JSON = Path(__file__).resolve().parent / "results.json"
+#: Where ``--quick`` writes without ``--json`` (git-ignored).
+QUICK_JSON = DEFAULT_JSON.with_name("results_quick.json")
 
 
 def _ints(text: str) -> list[int]:
@@ -79,7 +83,13 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
         help="repeats per figure (default 5; 3 with --quick)",
     )
     p.add_argument("--quick", action="store_true", help="short measurements (smoke test)")
-    p.add_argument("--json", type=Path, default=DEFAULT_JSON, help="where to write the JSON")
+    p.add_argument(
+        "--json",
+        type=Path,
+        default=None,
+        help="where to write the JSON (default benchmarks/results.json; "
+        "benchmarks/results_quick.json with --quick)",
+    )
     p.add_argument(
         "--tasks",
         dest="envs",
@@ -206,6 +216,8 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
         if bad or not envs:
             p.error(f"unknown task(s) {bad}; choose from Pursuit,Evasion")
         args.envs = [ENV_NAMES[e.lower()] for e in envs]
+        if args.json is None:
+            args.json = QUICK_JSON if args.quick else DEFAULT_JSON
         if not args.json.parent.is_dir():
             p.error(f"--json: folder {str(args.json.parent)!r} does not exist")
 

@@ -214,3 +214,13 @@ def test_versus_names_a_bad_ref_in_one_line():
     assert r.returncode == 2
     assert len(r.stderr.strip().splitlines()) == 1
     assert "cannot check out --ref no-such-commit-xyz" in r.stderr
+
+
+def test_a_quick_run_does_not_replace_the_published_results():
+    """Without ``--json``, ``--quick`` writes results_quick.json (git-ignored), never the
+    results.json the README quotes."""
+    from benchmarks import __main__ as bench
+
+    assert bench.parse([]).json == bench.DEFAULT_JSON
+    assert bench.parse(["--quick"]).json == bench.QUICK_JSON != bench.DEFAULT_JSON
+    assert bench.parse(["--quick", "--json", "x.json"]).json == Path("x.json")
