@@ -31,6 +31,11 @@ class _LazyLoops:
 LOOPS: Any = _LazyLoops()
 
 
+class NotFast(Exception):
+    """Raised by the compiled entries of :mod:`steer_env.core.loops` when the operands do not
+    have the layouts they take; the caller then takes the general path (:func:`rows`)."""
+
+
 def f64(x: ArrayLike) -> Array:
     return np.asarray(x, dtype=np.float64)
 
