@@ -116,7 +116,7 @@ def seek(
     """
     if (
         type(position) is type(velocity) is type(target) is type(max_speed) is _ND
-        and position.dtype is velocity.dtype is target.dtype is max_speed.dtype is _F64
+        and position.dtype == velocity.dtype == target.dtype == max_speed.dtype == _F64
     ):
         try:
             return LOOPS.seek_entry(position, velocity, target, max_speed)

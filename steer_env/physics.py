@@ -96,9 +96,11 @@ def integrate(
         and type(position) is type(velocity) is type(heading) is type(steering_force) is _ND
         and type(mass) is type(max_speed) is type(max_force) is _ND
         and type(out[0]) is type(out[1]) is type(out[2]) is _ND
-        and position.dtype is velocity.dtype is heading.dtype is steering_force.dtype is _F64
-        and mass.dtype is max_speed.dtype is max_force.dtype is _F64
-        and out[0].dtype is out[1].dtype is out[2].dtype is _F64
+        # == rather than is: arrays made by numba code loaded from its cache carry an equal
+        # float64 dtype object of their own (unpickled), not numpy's.
+        and position.dtype == velocity.dtype == heading.dtype == steering_force.dtype == _F64
+        and mass.dtype == max_speed.dtype == max_force.dtype == _F64
+        and out[0].dtype == out[1].dtype == out[2].dtype == _F64
     ):
         # The common case in one compiled call (see steer_env.core.loops, "entries").
         try:

@@ -275,3 +275,27 @@ def test_integrate_entry_declines_read_only_outputs():
         LOOPS.integrate_entry(p, v, h, f, m, m, m, 0.1, ro, v, h)
     with pytest.raises(NotFast):  # all operands single vectors / scalars: lead shape ()
         LOOPS.seek_entry(p[0], v[0], h[0], m[0])
+
+
+def test_entries_take_float64_arrays_with_a_dtype_object_of_their_own(monkeypatch):
+    """Arrays returned by compiled code loaded from numba's cache carry an unpickled float64
+    dtype (equal to numpy's, not the same object): seek's result fed to integrate must still
+    take the entries, not the general path."""
+    import pickle
+
+    import steer_env.behaviors as behaviors_module
+
+    p, v, h = (pickle.loads(pickle.dumps(np.ones((3, 2)))) for _ in range(3))
+    m = pickle.loads(pickle.dumps(np.ones(3)))
+    t = pickle.loads(pickle.dumps(np.array([3.0, 4.0])))
+    assert p.dtype == np.float64
+    if p.dtype is np.dtype(np.float64):
+        pytest.skip("unpickling gave numpy's own dtype object here")
+
+    def general(*args, **kwargs):
+        raise AssertionError("the general path was taken")
+
+    monkeypatch.setattr(behaviors_module, "rows", general)
+    monkeypatch.setattr(physics, "rows", general)
+    f = behaviors.seek(p, v, t, m)
+    physics.integrate(p, v, h, f, m, m, m, 0.1, out=(p, v, h))

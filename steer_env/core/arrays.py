@@ -82,7 +82,9 @@ def rows(
         vec: tuple[int, ...] | None = None  # (n, 2) and (n,) once an operand has given n
         one: tuple[int, ...] | None = None
         for x, core in operands:
-            if type(x) is not _ND or x.dtype is not _F64:
+            # != rather than is not: arrays made by compiled code loaded from numba's cache
+            # carry an equal float64 dtype object of their own (unpickled), not numpy's.
+            if type(x) is not _ND or x.dtype != _F64:
                 break
             shape = x.shape
             if core:
