@@ -28,7 +28,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from steer_env import vecmath
-from steer_env.core.arrays import LOOPS, rows
+from steer_env.core.arrays import LOOPS, NotFast, rows
 
 Array = NDArray[np.float64]
 
@@ -44,6 +44,7 @@ def __getattr__(name: str) -> Any:
 
 
 _F64 = np.dtype(np.float64)
+_ND = np.ndarray
 
 
 def _rows_view(a: Array, lead: tuple[int, ...], n: int) -> Array | None:
@@ -89,6 +90,27 @@ def integrate(
     ``max_speed`` along the force). The formula is
     :func:`steer_env.core.physics.integrate`.
     """
+    if (
+        type(out) is tuple
+        and len(out) == 3
+        and type(position) is type(velocity) is type(heading) is type(steering_force) is _ND
+        and type(mass) is type(max_speed) is type(max_force) is _ND
+        and type(out[0]) is type(out[1]) is type(out[2]) is _ND
+        # == rather than is: arrays made by numba code loaded from its cache carry an equal
+        # float64 dtype object of their own (unpickled), not numpy's.
+        and position.dtype == velocity.dtype == heading.dtype == steering_force.dtype == _F64
+        and mass.dtype == max_speed.dtype == max_force.dtype == _F64
+        and out[0].dtype == out[1].dtype == out[2].dtype == _F64
+    ):
+        # The common case in one compiled call (see steer_env.core.loops, "entries").
+        try:
+            LOOPS.integrate_entry(
+                position, velocity, heading, steering_force, mass, max_speed, max_force,
+                float(dt), *out,
+            )  # fmt: skip
+            return out
+        except NotFast:
+            pass
     lead, n, (p, v, h, f, m, ms, mf) = rows(
         (position, 1),
         (velocity, 1),

@@ -115,3 +115,187 @@ def test_integrate_in_place_shortcut_is_bit_identical(n, single):
     for g, w in zip(got, want, strict=True):
         assert g.shape == w.shape
         np.testing.assert_array_equal(g, w)
+
+
+# --- the compiled entries (steer_env.core.loops, "entries") against the general path
+
+#: Forms of an operand of the entries: the fast forms, and ones that must leave them.
+FORMS = ("rows", "rows", "one", "one-row", "other-n", "lead-2d", "int", "float32", "swapped",
+         "list", "python", "bad-core")  # fmt: skip
+
+
+def build(form: str, core: int, n: int, seed: int, layout: str):
+    """One operand (deterministic in its arguments, so it can be built twice)."""
+    rows_n = {"rows": n, "one-row": 1, "other-n": n + 1}.get(form)
+    if form == "lead-2d":
+        lead: tuple[int, ...] = (2, n)
+    else:
+        lead = (rows_n,) if rows_n is not None else ()
+    shape = lead + ((3,) if form == "bad-core" else (2,) if core else ())
+    values = np.random.default_rng(seed).uniform(0.5, 5.0, shape)
+    if form == "int":
+        return np.round(values).astype(np.int64)
+    if form == "float32":
+        return values.astype(np.float32)
+    if form == "swapped":
+        return values.astype(values.dtype.newbyteorder())
+    if form == "list":
+        return values.tolist()
+    if form == "python":
+        return float(values.flat[0]) if not core else values.tolist()
+    return laid_out(values, layout)
+
+
+@st.composite
+def entry_operands(draw, cores):
+    """Operand descriptions for an API function with these core dimensions."""
+    n = draw(st.integers(0, 4))
+    odd = draw(st.integers(0, 3)) == 0  # now and then operands that leave the fast path
+    forms = FORMS if odd else ("rows", "rows", "one")
+    return n, [
+        (draw(st.sampled_from(forms)), core, draw(st.integers(0, 2**32 - 1)),
+         draw(st.sampled_from(LAYOUTS)))
+        for core in cores
+    ]  # fmt: skip
+
+
+class _General:
+    """Context in which the entries always decline (the API then runs its general path)."""
+
+    def __init__(self, *names: str) -> None:
+        self.names = names
+
+    def __enter__(self) -> None:
+        from steer_env.core.arrays import LOOPS, NotFast
+
+        def decline(*args):
+            raise NotFast
+
+        self.mp = pytest.MonkeyPatch()
+        for name in self.names:
+            getattr(LOOPS, name)  # cached on LOOPS, so that setattr can restore it
+            self.mp.setattr(LOOPS, name, decline)
+
+    def __exit__(self, *exc) -> None:
+        self.mp.undo()
+
+
+def outcome(fn):
+    """``("ok", result)`` or ``("error", type, message)`` of ``fn()``."""
+    try:
+        return ("ok", fn())
+    except Exception as e:  # the test compares the errors themselves
+        return ("error", type(e), str(e))
+
+
+def assert_same_bits(got, want) -> None:
+    assert type(got) is type(want)
+    if isinstance(want, np.ndarray):
+        assert got.shape == want.shape and got.dtype == want.dtype
+        assert got.tobytes() == want.tobytes()  # bit for bit (NaN payloads, signed zeros)
+    else:
+        assert len(got) == len(want)
+        for g, w in zip(got, want, strict=True):
+            assert_same_bits(g, w)
+
+
+@settings(max_examples=150, deadline=None)
+@given(ops=entry_operands((1, 1, 1, 0)))
+def test_seek_entry_matches_the_general_path(ops):
+    n, specs = ops
+
+    def args():
+        return [build(form, core, n, seed, layout) for form, core, seed, layout in specs]
+
+    got = outcome(lambda: behaviors.seek(*args()))
+    with _General("seek_entry"):
+        want = outcome(lambda: behaviors.seek(*args()))
+    assert got[0] == want[0], (got, want)
+    if want[0] == "error":
+        assert got[1:] == want[1:]
+    else:
+        assert_same_bits(got[1], want[1])
+
+
+#: Forms of ``out`` for integrate: the inputs themselves, fresh arrays in a layout, the
+#: inputs in another order (aliasing), read-only, the wrong shape, a list, None.
+OUT_FORMS = ("inputs", "inputs", "fresh", "shuffled", "wrong-shape", "list", "none")
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    ops=entry_operands((1, 1, 1, 1, 0, 0, 0)),
+    out_form=st.sampled_from(OUT_FORMS),
+    out_layout=st.sampled_from(("contiguous", "strided", "fortran")),
+)
+def test_integrate_entry_matches_the_general_path(ops, out_form, out_layout):
+    """Outputs, and every input afterwards (``out`` may be the inputs), bit for bit."""
+    n, specs = ops
+
+    def run():
+        args = [build(form, core, n, seed, layout) for form, core, seed, layout in specs]
+        lead = () if all(form == "one" for form, *_ in specs) else (n,)
+        if out_form == "inputs":
+            out = tuple(args[:3])
+        elif out_form == "shuffled":
+            out = (args[1], args[2], args[0])
+        elif out_form == "fresh":
+            out = tuple(laid_out(np.zeros((*lead, 2)), out_layout) for _ in range(3))
+        elif out_form == "wrong-shape":
+            out = tuple(np.zeros((n + 2, 2)) for _ in range(3))
+        elif out_form == "list":
+            out = [np.zeros((*lead, 2)) for _ in range(3)]
+        else:
+            out = None
+        result = outcome(lambda: physics.integrate(*args, 0.05, out=out))
+        after = [np.array(a, copy=True) for a in args]
+        return result, after
+
+    got, got_after = run()
+    with _General("integrate_entry"):
+        want, want_after = run()
+    assert got[0] == want[0], (got, want)
+    if want[0] == "error":
+        assert got[1:] == want[1:]
+    else:
+        assert_same_bits(got[1], want[1])
+    for g, w in zip(got_after, want_after, strict=True):
+        assert_same_bits(g, w)
+
+
+def test_integrate_entry_declines_read_only_outputs():
+    """A read-only ``out`` leaves the entry (it cannot write there) for the general path."""
+    from steer_env.core.arrays import LOOPS, NotFast
+
+    p, v, h, f = (np.ones((3, 2)) for _ in range(4))
+    m = np.ones(3)
+    ro = np.zeros((3, 2))
+    ro.setflags(write=False)
+    with pytest.raises(NotFast):
+        LOOPS.integrate_entry(p, v, h, f, m, m, m, 0.1, ro, v, h)
+    with pytest.raises(NotFast):  # all operands single vectors / scalars: lead shape ()
+        LOOPS.seek_entry(p[0], v[0], h[0], m[0])
+
+
+def test_entries_take_float64_arrays_with_a_dtype_object_of_their_own(monkeypatch):
+    """Arrays returned by compiled code loaded from numba's cache carry an unpickled float64
+    dtype (equal to numpy's, not the same object): seek's result fed to integrate must still
+    take the entries, not the general path."""
+    import pickle
+
+    import steer_env.behaviors as behaviors_module
+
+    p, v, h = (pickle.loads(pickle.dumps(np.ones((3, 2)))) for _ in range(3))
+    m = pickle.loads(pickle.dumps(np.ones(3)))
+    t = pickle.loads(pickle.dumps(np.array([3.0, 4.0])))
+    assert p.dtype == np.float64
+    if p.dtype is np.dtype(np.float64):
+        pytest.skip("unpickling gave numpy's own dtype object here")
+
+    def general(*args, **kwargs):
+        raise AssertionError("the general path was taken")
+
+    monkeypatch.setattr(behaviors_module, "rows", general)
+    monkeypatch.setattr(physics, "rows", general)
+    f = behaviors.seek(p, v, t, m)
+    physics.integrate(p, v, h, f, m, m, m, 0.1, out=(p, v, h))

@@ -31,6 +31,11 @@ class _LazyLoops:
 LOOPS: Any = _LazyLoops()
 
 
+class NotFast(Exception):
+    """Raised by the compiled entries of :mod:`steer_env.core.loops` when the operands do not
+    have the layouts they take; the caller then takes the general path (:func:`rows`)."""
+
+
 def f64(x: ArrayLike) -> Array:
     return np.asarray(x, dtype=np.float64)
 
@@ -77,7 +82,9 @@ def rows(
         vec: tuple[int, ...] | None = None  # (n, 2) and (n,) once an operand has given n
         one: tuple[int, ...] | None = None
         for x, core in operands:
-            if type(x) is not _ND or x.dtype is not _F64:
+            # != rather than is not: arrays made by compiled code loaded from numba's cache
+            # carry an equal float64 dtype object of their own (unpickled), not numpy's.
+            if type(x) is not _ND or x.dtype != _F64:
                 break
             shape = x.shape
             if core:

@@ -15,12 +15,15 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from numba import types
+from numba.extending import overload
 
 from steer_env.core import behaviors as cb
 from steer_env.core import combine as cc
 from steer_env.core import physics as cp
 from steer_env.core import streams as cs
 from steer_env.core import vecmath as cv
+from steer_env.core.arrays import NotFast
 from steer_env.core.jit import kernel
 
 
@@ -486,3 +489,151 @@ def uniform(key, counter, count, out):
 def key_from_seed(seed, out):
     for e in range(seed.shape[0]):
         out[e] = cs.key_from_seed64(seed[e])
+
+
+# --- entries: the array API's operands as they are, for the common layouts
+#
+# An entry takes the operands of an API function unchanged and runs its loop on them when
+# they have the layouts of the fast path of :func:`steer_env.core.arrays.rows`: float64
+# vectors ``(n, 2)`` or ``(2,)`` and per-vehicle scalars ``(n,)`` or ``()``, at least one
+# operand with rows and every such operand with the same ``n`` (any strides, read-only
+# inputs included). The loop gets exactly the arrays ``rows`` would pass it (``(2,)`` and
+# ``()`` as a one-row view), so results are bit for bit those of the general path.
+# Anything else raises :class:`NotFast` and the caller takes the general path, which also
+# gives the errors. Operands of other types never run a loop here: the helpers below pick,
+# at compile time, an implementation that raises (with a placeholder of the loop's types).
+# This saves the per-operand Python work of ``rows`` (the dispatcher types the arguments in C).
+
+
+def _vec_n(a, n):
+    """Rows of vector operand ``a`` checked against ``n`` (-1: none yet); ``n`` if one."""
+
+
+def _scalar_n(a, n):
+    """Rows of per-vehicle scalar operand ``a`` checked against ``n``; ``n`` if one."""
+
+
+def _vec_rows(a):
+    """Vector operand ``a`` as ``(rows, 2)``: itself, or ``(2,)`` as a one-row view."""
+
+
+def _scalar_rows(a):
+    """Per-vehicle scalar operand ``a`` as ``(rows,)``: itself, or ``()`` as a one-row view."""
+
+
+def _vec_out(a, n):
+    """Output ``a`` when it is a writable float64 ``(n, 2)`` array (``n`` >= 0)."""
+
+
+@kernel
+def _not_fast(n):
+    if n > -2:  # always (n >= -1); the return gives the helpers' integer type
+        raise NotFast
+    return n
+
+
+@kernel
+def _fresh_vectors(n):
+    """A new ``(n, 2)`` result when some operand had rows (``n`` >= 0)."""
+    if n < 0:
+        raise NotFast
+    return np.empty((n, 2))
+
+
+def _f64(a, ndim):
+    return isinstance(a, types.Array) and a.dtype == types.float64 and a.ndim == ndim
+
+
+@overload(_vec_n, jit_options={"nogil": True})
+def _vec_n_impl(a, n):
+    if _f64(a, 2):
+
+        def rows_n(a, n):
+            m = a.shape[0]
+            if a.shape[1] != 2 or (n >= 0 and m != n):
+                raise NotFast
+            return m
+
+        return rows_n
+    if _f64(a, 1):
+
+        def one_n(a, n):
+            if a.shape[0] != 2:
+                raise NotFast
+            return n
+
+        return one_n
+    return lambda a, n: _not_fast(n)
+
+
+@overload(_scalar_n, jit_options={"nogil": True})
+def _scalar_n_impl(a, n):
+    if _f64(a, 1):
+
+        def rows_n(a, n):
+            m = a.shape[0]
+            if n >= 0 and m != n:
+                raise NotFast
+            return m
+
+        return rows_n
+    if _f64(a, 0):
+        return lambda a, n: n
+    return lambda a, n: _not_fast(n)
+
+
+@overload(_vec_rows, jit_options={"nogil": True})
+def _vec_rows_impl(a):
+    if _f64(a, 2):
+        return lambda a: a
+    if _f64(a, 1):
+        return lambda a: a[None]
+    return lambda a: np.empty((0, 2))  # never used: _vec_n raised
+
+
+@overload(_scalar_rows, jit_options={"nogil": True})
+def _scalar_rows_impl(a):
+    if _f64(a, 1):
+        return lambda a: a
+    if _f64(a, 0):
+        return lambda a: a[None]
+    return lambda a: np.empty(0)  # never used: _scalar_n raised
+
+
+@overload(_vec_out, jit_options={"nogil": True})
+def _vec_out_impl(a, n):
+    if _f64(a, 2) and a.mutable:
+
+        def out(a, n):
+            if n < 0 or a.shape[0] != n or a.shape[1] != 2:
+                raise NotFast
+            return a
+
+        return out
+
+    def not_fast(a, n):
+        _not_fast(n)
+        return np.empty((0, 2))
+
+    return not_fast
+
+
+@kernel
+def seek_entry(p, v, t, ms):
+    """:func:`seek` on the API's operands (see the section comment); returns ``(n, 2)``."""
+    n = _vec_n(p, _vec_n(v, _vec_n(t, _scalar_n(ms, -1))))
+    out = _fresh_vectors(n)
+    seek(_vec_rows(p), _vec_rows(v), _vec_rows(t), _scalar_rows(ms), out)
+    return out
+
+
+@kernel
+def integrate_entry(p, v, h, f, mass, max_speed, max_force, dt, p_out, v_out, h_out):
+    """:func:`integrate` on the API's operands into ``(n, 2)`` outputs (which may be inputs)."""
+    n = _vec_n(p, _vec_n(v, _vec_n(h, _vec_n(f, -1))))
+    n = _scalar_n(mass, _scalar_n(max_speed, _scalar_n(max_force, n)))
+    po, vo, ho = _vec_out(p_out, n), _vec_out(v_out, n), _vec_out(h_out, n)
+    integrate(
+        _vec_rows(p), _vec_rows(v), _vec_rows(h), _vec_rows(f), _scalar_rows(mass),
+        _scalar_rows(max_speed), _scalar_rows(max_force), dt, po, vo, ho,
+    )  # fmt: skip
