@@ -50,7 +50,7 @@ _ND = np.ndarray
 def _rows_view(a: Array, lead: tuple[int, ...], n: int) -> Array | None:
     """``a`` as an ``(n, 2)`` array sharing its memory (the compiled loop writes through
     any strides), or None if it has another shape or dtype."""
-    if type(a) is not np.ndarray or a.dtype is not _F64:
+    if type(a) is not np.ndarray or a.dtype != _F64:
         return None
     if a.shape == (n, 2):
         return a
