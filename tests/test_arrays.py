@@ -199,7 +199,7 @@ def assert_same_bits(got, want) -> None:
             assert_same_bits(g, w)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=50, deadline=None)
 @given(ops=entry_operands((1, 1, 1, 0)))
 def test_seek_entry_matches_the_general_path(ops):
     n, specs = ops
@@ -222,7 +222,7 @@ def test_seek_entry_matches_the_general_path(ops):
 OUT_FORMS = ("inputs", "inputs", "fresh", "shuffled", "wrong-shape", "list", "none")
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=50, deadline=None)
 @given(
     ops=entry_operands((1, 1, 1, 1, 0, 0, 0)),
     out_form=st.sampled_from(OUT_FORMS),
