@@ -31,6 +31,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from agents import run_options
 from agents.compare import DEFAULT_SEED, env_arg
 from agents.policies import PolicyLoadError, UsageError
 from agents.training import DEFAULT_N_ENVS as N_ENVS
@@ -47,7 +48,6 @@ from agents.training import (
     hyperparameters,
     latest_checkpoint,
     prepare_run_dir,
-    read_json,
     trained_timesteps,
 )
 from agents.training import session_seed as derive_session_seed
@@ -56,18 +56,7 @@ from steer_env.cli import OneLineParser, positive_int
 
 PROG = "python train.py"
 #: Options a resumed run takes from its config.json unless given again.
-RESUMABLE = (
-    "timesteps",
-    "device",
-    "threads",
-    "eval_episodes",
-    "eval_freq",
-    "periodic_eval_episodes",
-    "checkpoint_freq",
-    "compare_seed",
-    "gif",
-    "progress",
-)
+RESUMABLE = (*run_options.RESUMABLE, "device")
 #: Options fixed for the life of a run.
 FIXED = ("env", "algo", "n_envs", "seed", "learned", "opponent_model", "opponent_strategy")
 
@@ -224,60 +213,35 @@ def build_parser() -> argparse.ArgumentParser:
 def resolve_options(args: argparse.Namespace) -> tuple[dict[str, Any], RunPaths, dict[str, Any]]:
     """All options of this session (defaults filled in, or taken from the run's config.json
     when resuming), the run paths and the previous config (``{}`` for a new run)."""
-    given = {k: v for k, v in vars(args).items() if v is not None}
+    given = run_options.given_options(args)
     previous: dict[str, Any] = {}
     if args.resume:
-        if args.name is None:
-            raise UsageError("--resume needs --name (the run folder under --out)")
-        paths = RunPaths(args.out / args.name)
-        stale = prepare_run_dir(paths, resume=True, overwrite=False)
-        previous = read_json(paths.config)
-        old = previous.get("options", {})
-        for key in FIXED:
-            if key in given and given[key] != old.get(key):
-                raise UsageError(
-                    f"run {args.name} was started with --{key.replace('_', '-')} {old.get(key)}; "
-                    "drop the option or start a new run"
-                )
-        opts = {
-            **{k: old[k] for k in (*FIXED, *RESUMABLE) if k in old},
-            **{k: given[k] for k in RESUMABLE if k in given},
-        }
-        opts["name"] = args.name
+        opts, paths, previous, stale = run_options.resumed_run(args, FIXED, RESUMABLE)
     else:
         env = given.get("env", "steer_env/Pursuit-v0")
         algo = given.get("algo", "ppo")
         seed = given.get("seed", 0)
-        name = given.get("name") or (
-            f"{env_tag(env)}__{algo}__{seed}__{datetime.now().strftime('%Y%m%d-%H%M%S')}"
-        )
+        name = given.get("name") or run_options.run_name(env_tag(env), algo, seed)
         paths = RunPaths(args.out / name)
         from agents.team import check_opponent_strategy, is_team_env
 
         if not is_team_env(env):
-            for flag in ("learned", "opponent_model", "opponent_strategy"):
-                if flag in given:
+            for key in ("learned", "opponent_model", "opponent_strategy"):
+                if key in given:
                     raise UsageError(
-                        f"--{flag.replace('_', '-')} is for the team task (--env team_pursuit)"
+                        f"{run_options.flag(key)} is for the team task (--env team_pursuit)"
                     )
+        timesteps = given.get("timesteps", default_timesteps(algo, env))
         opts = {
             "env": env,
             "algo": algo,
             "seed": seed,
             "name": name,
-            "timesteps": given.get("timesteps", default_timesteps(algo, env)),
+            "timesteps": timesteps,
             "n_envs": given.get("n_envs", N_ENVS[algo]),
+            "device": given.get("device", "auto"),
+            **run_options.new_run_options(given, timesteps),
         }
-        for key, default in (
-            ("device", "auto"),
-            ("threads", 1),
-            ("eval_episodes", 500),
-            ("compare_seed", DEFAULT_SEED),
-            ("periodic_eval_episodes", 50),
-            ("gif", True),
-            ("progress", True),
-        ):
-            opts[key] = given.get(key, default)
         if is_team_env(env):
             opts["learned"] = given.get("learned", "pursuers")
             if opts["learned"] == "both":
@@ -290,22 +254,10 @@ def resolve_options(args: argparse.Namespace) -> tuple[dict[str, Any], RunPaths,
             opts["opponent_strategy"] = check_opponent_strategy(
                 opts["learned"], given.get("opponent_strategy"), opts["opponent_model"]
             )
-        opts["eval_freq"] = given.get("eval_freq", max(1, opts["timesteps"] // 10))
-        opts["checkpoint_freq"] = given.get("checkpoint_freq", max(1, opts["timesteps"] // 10))
         stale = prepare_run_dir(paths, resume=False, overwrite=args.overwrite)
-    if stale:
-        print(
-            f"{PROG}: note: removed {len(stale)} temporary file(s) left by a killed run: "
-            + ", ".join(str(f.relative_to(paths.root)) for f in stale),
-            file=sys.stderr,
-        )
+    run_options.note_stale(PROG, paths, stale)
     opts["out"] = str(args.out)
     return opts, paths, previous
-
-
-def resume_command(opts: dict[str, Any], timesteps: int) -> str:
-    out = f" --out {opts['out']}" if opts["out"] != "runs" else ""
-    return f"python train.py --resume --name {opts['name']}{out} --timesteps {timesteps}"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -315,12 +267,12 @@ def main(argv: list[str] | None = None) -> int:
     if rllib_training.wants_rllib(args):  # PPO on RLlib/Ray: agents/rllib_training.py
         for opt in ("opponent_model", "opponent_strategy"):
             if getattr(args, opt) is not None:
-                flag = "--" + opt.replace("_", "-")
+                flag = run_options.flag(opt)
                 return cli.fail(PROG, f"{flag} is not available with --framework rllib", 2)
         return rllib_training.main(args)
     for opt in ("address", "num_env_runners", "envs_per_runner", "num_learners"):
         if getattr(args, opt) is not None:
-            flag = "--" + opt.replace("_", "-")
+            flag = run_options.flag(opt)
             print(f"{PROG}: error: {flag} needs --framework rllib", file=sys.stderr)
             return 2
     try:
@@ -445,7 +397,7 @@ def train(opts: dict[str, Any], paths: RunPaths, previous: dict[str, Any], resum
         model.set_random_seed(session_seed)
         if algo not in ON_POLICY and paths.replay_buffer.is_file():
             model.load_replay_buffer(paths.replay_buffer)
-        print(f"resuming {paths.root} from {start[0].name} at {start_timesteps:,} timesteps")
+        run_options.print_resuming(paths, start[0], start_timesteps)
     else:
         model = cls(
             "MlpPolicy",
@@ -540,7 +492,7 @@ def train(opts: dict[str, Any], paths: RunPaths, previous: dict[str, Any], resum
     wall = time.perf_counter() - t0
     done = int(model.num_timesteps) - start_timesteps
     session.train_wall_s = round(wall, 2)
-    session.fps = round(done / wall, 1) if wall > 0 and done > 0 else 0.0
+    session.fps = run_options.session_fps(done, wall)
 
     if interrupted:
         if algo in ON_POLICY:
@@ -554,11 +506,7 @@ def train(opts: dict[str, Any], paths: RunPaths, previous: dict[str, Any], resum
         atomic_write_json(paths.config, config)
         train_env.close()
         eval_env.close()
-        print(
-            f"{PROG}: interrupted at {model.num_timesteps:,}/{total:,} timesteps; checkpoint "
-            f"{path}; resume with: {resume_command(opts, total)}",
-            file=sys.stderr,
-        )
+        run_options.print_interrupted(PROG, int(model.num_timesteps), total, path, opts)
         return 130
 
     try:
@@ -570,11 +518,7 @@ def train(opts: dict[str, Any], paths: RunPaths, previous: dict[str, Any], resum
         atomic_write_json(paths.config, config)
         train_env.close()
         eval_env.close()
-        if done > 0:
-            print(
-                f"trained {done:,} timesteps in {wall:.1f} s ({session.fps:,.0f} fps); "
-                f"model {paths.model}"
-            )
+        run_options.print_trained(done, wall, session.fps, "model", paths.model)
 
     except KeyboardInterrupt:
         config["status"] = "interrupted while saving"

@@ -31,6 +31,8 @@ from typing import Any
 
 import numpy as np
 
+from agents.team import is_team_env
+
 #: Modules trained for each ``--learned`` value.
 MODULES = {"pursuers": ("pursuer",), "evaders": ("evader",), "both": ("pursuer", "evader")}
 LEARNED = tuple(MODULES)
@@ -43,10 +45,8 @@ DEFAULT_ENVS_PER_RUNNER = 8
 HYPERPARAMS: dict[str, Any] = {"rollout_fragment_length": 256}
 
 
-def is_team_task(env: str | None) -> bool:
-    from steer_env.tasks import TEAM_TASKS
-
-    return env in TEAM_TASKS
+#: Whether an env id is a team task (one definition: :func:`agents.team.is_team_env`).
+is_team_task = is_team_env
 
 
 def env_config(task: str, learned: str, seed: int, session: int, **kwargs: Any) -> dict[str, Any]:

@@ -42,10 +42,11 @@ from typing import Any
 
 import numpy as np
 
+from agents import run_options
 from agents.policies import ENV_SHORT, PolicyLoadError, UsageError
 from agents.rllib_policy import INSTALL_HINT, METADATA_FILE, read_rllib_metadata
-from agents.training import EVAL_SEED, RunPaths, atomic_write_json, env_tag, read_json
-from steer_env.cli import non_negative_int, positive_int
+from agents.training import EVAL_SEED, RunPaths, atomic_write_json, env_tag
+from steer_env.cli import fail, non_negative_int, positive_int
 
 PROG = "train.py"
 FRAMEWORKS = ("sb3", "rllib")
@@ -74,20 +75,8 @@ HYPERPARAMS: dict[str, Any] = {
     "fcnet_hiddens": [64, 64],
 }
 #: Options a resumed run takes from its config.json unless given again.
-RESUMABLE = (
-    "timesteps",
-    "threads",
-    "eval_episodes",
-    "eval_freq",
-    "periodic_eval_episodes",
-    "checkpoint_freq",
-    "compare_seed",
-    "gif",
-    "progress",
-    "num_env_runners",
-    "envs_per_runner",
-    "num_learners",
-)
+RESUMABLE = (*run_options.RESUMABLE, "num_env_runners", "envs_per_runner", "num_learners")
+#: Options fixed for the life of a run.
 FIXED = ("env", "seed", "learned")
 CHECKPOINT_PREFIX = "ckpt_"
 
@@ -158,19 +147,15 @@ def main(args: argparse.Namespace) -> int:
         opts, paths, previous = resolve_options(args)
         ray_info = start_ray(opts)  # before anything is written
     except UsageError as exc:
-        print(f"{PROG}: error: {exc}", file=sys.stderr)
-        return 2
+        return fail(PROG, exc, 2)
     except (PolicyLoadError, ConnectionError, RuntimeError) as exc:
-        print(f"{PROG}: error: {' '.join(str(exc).split())}", file=sys.stderr)
-        return 1
+        return fail(PROG, exc, 1)
     try:
         return train(opts, paths, previous, ray_info)
     except (UsageError, PolicyLoadError) as exc:
-        print(f"{PROG}: error: {exc}", file=sys.stderr)
-        return 2 if isinstance(exc, UsageError) else 1
+        return fail(PROG, exc, 2 if isinstance(exc, UsageError) else 1)
     except OSError as exc:
-        print(f"{PROG}: error: {' '.join(str(exc).split())}", file=sys.stderr)
-        return 1
+        return fail(PROG, exc, 1)
     finally:
         stop_ray()
 
@@ -209,9 +194,7 @@ def latest_checkpoint(paths: RunPaths) -> tuple[Path, int] | None:
 
 def resolve_options(args: argparse.Namespace) -> tuple[dict[str, Any], RunPaths, dict[str, Any]]:
     """This session's options (defaults filled in, or read from config.json on resume)."""
-    from agents.training import prepare_run_dir
-
-    given = {k: v for k, v in vars(args).items() if v is not None}
+    given = run_options.given_options(args)
     if given.get("algo", "ppo") != "ppo":
         raise UsageError("--framework rllib trains PPO only (drop --algo)")
     if "n_envs" in given:
@@ -224,27 +207,15 @@ def resolve_options(args: argparse.Namespace) -> tuple[dict[str, Any], RunPaths,
 
     previous: dict[str, Any] = {}
     if args.resume:
-        if args.name is None:
-            raise UsageError("--resume needs --name (the run folder under --out)")
-        paths = RunPaths(args.out / args.name)
-        prepare_run_dir(paths, resume=True, overwrite=False)
-        previous = read_json(paths.config)
-        old = previous.get("options", {})
-        if old.get("framework") != "rllib":
-            raise UsageError(f"run {args.name} was not trained with RLlib; drop --framework")
-        if "learned" in given and not rllib_team.is_team_task(old.get("env")):
-            raise UsageError(f"--learned is for the team tasks; run {args.name} is not one")
-        for key in FIXED:
-            if key in given and given[key] != old.get(key):
-                raise UsageError(
-                    f"run {args.name} was started with --{key} {old.get(key)}; "
-                    "drop the option or start a new run"
-                )
-        opts = {
-            **{k: old[k] for k in (*FIXED, *RESUMABLE) if k in old},
-            **{k: given[k] for k in RESUMABLE if k in given},
-        }
-        opts["name"] = args.name
+
+        def check(old: dict[str, Any]) -> None:
+            if old.get("framework") != "rllib":
+                raise UsageError(f"run {args.name} was not trained with RLlib; drop --framework")
+            if "learned" in given and not rllib_team.is_team_task(old.get("env")):
+                raise UsageError(f"--learned is for the team tasks; run {args.name} is not one")
+
+        # The temporary files of a killed run are removed without a note (stale is unused).
+        opts, paths, previous, _stale = run_options.resumed_run(args, FIXED, RESUMABLE, check)
     else:
         env = given.get("env", "steer_env/Pursuit-v0")
         seed = given.get("seed", 0)
@@ -254,9 +225,7 @@ def resolve_options(args: argparse.Namespace) -> tuple[dict[str, Any], RunPaths,
         tag = env_tag(env)
         if team:
             tag += f"-{given.get('learned', rllib_team.DEFAULT_LEARNED)}"
-        name = given.get("name") or (
-            f"{tag}__rllib-ppo__{seed}__{datetime.now().strftime('%Y%m%d-%H%M%S')}"
-        )
+        name = given.get("name") or run_options.run_name(tag, "rllib-ppo", seed)
         paths = RunPaths(args.out / name)
         if paths.root.exists() and not args.overwrite:
             # prepare_run_dir is called only after Ray started: check the name here.
@@ -275,19 +244,7 @@ def resolve_options(args: argparse.Namespace) -> tuple[dict[str, Any], RunPaths,
         }
         if team:
             opts["learned"] = given.get("learned", rllib_team.DEFAULT_LEARNED)
-        for key, default in (
-            ("threads", 1),
-            ("eval_episodes", 500),
-            ("periodic_eval_episodes", 50),
-            ("gif", True),
-            ("progress", True),
-        ):
-            opts[key] = given.get(key, default)
-        from agents.compare import DEFAULT_SEED
-
-        opts["compare_seed"] = given.get("compare_seed", DEFAULT_SEED)
-        opts["eval_freq"] = given.get("eval_freq", max(1, timesteps // 10))
-        opts["checkpoint_freq"] = given.get("checkpoint_freq", max(1, timesteps // 10))
+        opts.update(run_options.new_run_options(given, timesteps))
     opts["framework"] = "rllib"
     opts["algo"] = "ppo"
     opts["out"] = str(args.out)
@@ -595,7 +552,7 @@ def train(
     algo = config.build_algo()
     if start:
         algo.restore_from_path(str(start[0].resolve()))
-        print(f"resuming {paths.root} from {start[0].name} at {start_timesteps:,} timesteps")
+        run_options.print_resuming(paths, start[0], start_timesteps)
 
     if team:
         spaces = rllib_team.probe(env_id, learned)
@@ -763,7 +720,7 @@ def train(
     writer.close()
     done = timesteps - start_timesteps
     session["train_wall_s"] = round(wall, 2)
-    session["fps"] = round(done / wall, 1) if wall > 0 and done > 0 else 0.0
+    session["fps"] = run_options.session_fps(done, wall)
     session["end_timesteps"] = timesteps
 
     if interrupted:
@@ -774,24 +731,14 @@ def train(
         session["status"] = cfg_json["status"] = "interrupted"
         atomic_write_json(paths.config, cfg_json)
         algo.stop()
-        out = f" --out {opts['out']}" if opts["out"] != "runs" else ""
-        print(
-            f"{PROG}: interrupted at {timesteps:,}/{total:,} timesteps; checkpoint {path}; "
-            f"resume with: python train.py --resume --name {opts['name']}{out} "
-            f"--timesteps {total}",
-            file=sys.stderr,
-        )
+        run_options.print_interrupted(PROG, timesteps, total, path, opts)
         return 130
 
     final = save_checkpoint(algo, model_dir(paths), meta_now())
     algo.stop()
     session["status"] = cfg_json["status"] = "trained"
     atomic_write_json(paths.config, cfg_json)
-    if done > 0:
-        print(
-            f"trained {done:,} timesteps in {wall:.1f} s ({session['fps']:,.0f} fps); "
-            f"checkpoint {final}"
-        )
+    run_options.print_trained(done, wall, session["fps"], "checkpoint", final)
 
     from agents.training import final_comparison
 

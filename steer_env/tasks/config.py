@@ -17,6 +17,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import numbers
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -75,38 +76,64 @@ class TaskConfig:
         return self.arena_size * math.sqrt(2.0)
 
 
-# name -> (type, low, high, low inclusive, description of what is accepted)
-_RANGES: dict[str, tuple[type, float, float, bool]] = {
-    "n_opponents": (int, 1, 32, True),
+#: An accepted range: (type, low, high, low inclusive); the high end is inclusive.
+Range = tuple[type, float, float, bool]
+
+#: The physical bounds of the module docstring, one definition for every task's config.
+SPEED: Range = (float, 0.0, 1e3, False)  #: m/s
+FORCE: Range = (float, 0.0, 1e6, False)  #: N
+MASS: Range = (float, 1e-3, 1e6, True)  #: kg: 1 g to 1,000 t
+WEIGHT: Range = (float, 0.0, 1e6, True)  #: weights, scales, gains and rewards
+#: Fields of the same name and meaning in every task's config (the team task's
+#: :class:`~steer_env.tasks.team_pursuit.TeamConfig` too).
+COMMON_RANGES: dict[str, Range] = {
     "arena_size": (float, 2.0, 1e4, True),
     "dt": (float, 0.0, 1.0, False),
     "time_limit": (int, 1, 10**7, True),
     "capture_radius": (float, 0.0, 1e4, False),
     "min_start_distance": (float, 0.0, 1e4, True),
     "vehicle_radius": (float, 0.0, 1e4, False),
-    "agent_max_speed": (float, 0.0, 1e3, False),
-    "agent_max_force": (float, 0.0, 1e6, False),
-    "agent_mass": (float, 1e-3, 1e6, True),
-    "opponent_max_speed": (float, 0.0, 1e3, False),
-    "opponent_max_force": (float, 0.0, 1e6, False),
-    "opponent_mass": (float, 1e-3, 1e6, True),
-    "max_observed_opponents": (int, 0, 32, True),
-    "shaping_scale": (float, 0.0, 1e6, True),
+    "shaping_scale": WEIGHT,
     "shaping_gamma": (float, 0.0, 1.0, False),
-    "wall_weight": (float, 0.0, 1e6, True),
+    "wall_weight": WEIGHT,
     "feeler_length": (float, 0.0, 1e4, False),
-    "evade_weight": (float, 0.0, 1e6, True),
+    "evade_weight": WEIGHT,
     "threat_range": (float, 0.0, 1e5, False),
-    "wander_weight": (float, 0.0, 1e6, True),
-    "wander_radius": (float, 0.0, 1e4, False),
-    "wander_distance": (float, 0.0, 1e4, True),
-    "wander_jitter": (float, 0.0, 1e6, True),
-    "pursuit_weight": (float, 0.0, 1e6, True),
-    "separation_weight": (float, 0.0, 1e6, True),
+    "pursuit_weight": WEIGHT,
+    "separation_weight": WEIGHT,
     "separation_radius": (float, 0.0, 1e5, False),
     "max_prediction_time": (float, 0.0, 1e6, False),
 }
 
+
+def field_ranges(config_class: type, ranges: dict[str, Range]) -> dict[str, Range]:
+    """``ranges`` in the order of ``config_class``'s fields (each key must be a field)."""
+    fields = [f.name for f in dataclasses.fields(config_class)]
+    unknown = sorted(set(ranges) - set(fields))
+    if unknown:
+        raise TypeError(f"not fields of {config_class.__name__}: {', '.join(unknown)}")
+    return {name: ranges[name] for name in fields if name in ranges}
+
+
+# name -> accepted range of TaskConfig's numbers
+_RANGES: dict[str, Range] = field_ranges(
+    TaskConfig,
+    {
+        **COMMON_RANGES,
+        "n_opponents": (int, 1, 32, True),
+        "agent_max_speed": SPEED,
+        "agent_max_force": FORCE,
+        "agent_mass": MASS,
+        "opponent_max_speed": SPEED,
+        "opponent_max_force": FORCE,
+        "opponent_mass": MASS,
+        "max_observed_opponents": (int, 0, 32, True),
+        "wander_weight": WEIGHT,
+        "wander_radius": (float, 0.0, 1e4, False),
+        "wander_distance": (float, 0.0, 1e4, True),
+        "wander_jitter": (float, 0.0, 1e6, True),
+    },
+)
 FIELDS = tuple(f.name for f in dataclasses.fields(TaskConfig))
 
 
@@ -114,6 +141,27 @@ def _describe(low: float, high: float, low_inclusive: bool) -> str:
     lo = "[" if low_inclusive else "("
     hi = "inf)" if math.isinf(high) else f"{high:g}]"
     return f"{lo}{low:g}, {hi}"
+
+
+def check_flag(name: str, value: Any) -> bool:
+    """``value`` if it is a bool, else ``ValueError`` naming ``name``."""
+    if not isinstance(value, bool):
+        raise ValueError(f"{name} must be True or False, got {value!r}")
+    return value
+
+
+def check_overrides(
+    overrides: dict[str, Any], fields: tuple[str, ...], check: Callable[[str, Any], Any]
+) -> dict[str, Any]:
+    """``overrides`` with each value passed through ``check(name, value)``; ``ValueError``
+    listing the accepted ``fields`` for unknown names (every task's config)."""
+    unknown = sorted(set(overrides) - set(fields))
+    if unknown:
+        raise ValueError(
+            f"unknown argument(s) {', '.join(map(repr, unknown))}; accepted arguments: "
+            f"{', '.join(fields)}"
+        )
+    return {name: check(name, v) for name, v in overrides.items()}
 
 
 def _check(name: str, value: Any) -> Any:
@@ -126,11 +174,8 @@ def _check(name: str, value: Any) -> Any:
             f"opponent_strategy must be None, a strategy name or a Strategy, got {value!r}"
         )
     if name == "reward_shaping":
-        if not isinstance(value, bool):
-            raise ValueError(f"reward_shaping must be True or False, got {value!r}")
-        return value
-    kind, low, high, low_inclusive = _RANGES[name]
-    return check_number(name, value, kind, low, high, low_inclusive)
+        return check_flag(name, value)
+    return check_number(name, value, *_RANGES[name])
 
 
 def check_number(
@@ -196,13 +241,7 @@ def check_arena_geometry(cfg: Any) -> None:
 
 def make_config(defaults: TaskConfig, overrides: dict[str, Any]) -> TaskConfig:
     """``defaults`` with ``overrides`` applied, every value and the combination validated."""
-    unknown = sorted(set(overrides) - set(FIELDS))
-    if unknown:
-        raise ValueError(
-            f"unknown argument(s) {', '.join(map(repr, unknown))}; accepted arguments: "
-            f"{', '.join(FIELDS)}"
-        )
-    values = {name: _check(name, v) for name, v in overrides.items()}
+    values = check_overrides(overrides, FIELDS, _check)
     cfg = dataclasses.replace(defaults, **values)
     check_arena_geometry(cfg)
     return cfg

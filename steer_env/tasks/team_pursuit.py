@@ -56,7 +56,19 @@ from typing import Any
 from steer_env.engine.batch import VehicleSpec, World
 from steer_env.engine.strategy import Behavior, Strategy
 from steer_env.tasks import STRATEGIES, register_team_task
-from steer_env.tasks.config import check_arena_geometry, check_number
+from steer_env.tasks.config import (
+    COMMON_RANGES,
+    FORCE,
+    MASS,
+    SPEED,
+    WEIGHT,
+    Range,
+    check_arena_geometry,
+    check_flag,
+    check_number,
+    check_overrides,
+    field_ranges,
+)
 from steer_env.tasks.pursuit_evasion import classic_pursuer
 
 #: Accepted values of ``TeamConfig.learned``.
@@ -122,40 +134,28 @@ class TeamConfig:
         return self.learned in ("evaders", "both")
 
 
-# name -> (type, low, high, low inclusive)
-_RANGES: dict[str, tuple[type, float, float, bool]] = {
-    "n_pursuers": (int, 1, 16, True),
-    "n_evaders": (int, 1, 16, True),
-    "speed_ratio": (float, 0.0, 100.0, False),
-    "arena_size": (float, 2.0, 1e4, True),
-    "dt": (float, 0.0, 1.0, False),
-    "time_limit": (int, 1, 10**7, True),
-    "capture_radius": (float, 0.0, 1e4, False),
-    "min_start_distance": (float, 0.0, 1e4, True),
-    "vehicle_radius": (float, 0.0, 1e4, False),
-    "mass": (float, 1e-3, 1e6, True),
-    "pursuer_max_speed": (float, 0.0, 1e3, False),
-    "pursuer_max_force": (float, 0.0, 1e6, False),
-    "evader_max_force": (float, 0.0, 1e6, False),
-    "capture_reward": (float, 0.0, 1e6, True),
-    "escape_reward": (float, 0.0, 1e6, True),
-    "shaping_scale": (float, 0.0, 1e6, True),
-    "shaping_gamma": (float, 0.0, 1.0, False),
-    "wall_weight": (float, 0.0, 1e6, True),
-    "feeler_length": (float, 0.0, 1e4, False),
-    "evader_feeler_length": (float, 0.0, 1e4, False),
-    "evade_weight": (float, 0.0, 1e6, True),
-    "threat_range": (float, 0.0, 1e5, False),
-    "flow_weight": (float, 0.0, 1e6, True),
-    "flow_radius": (float, 0.0, 1e4, False),
-    "flow_gain": (float, 0.0, 1e6, True),
-    "pursuit_weight": (float, 0.0, 1e6, True),
-    "separation_weight": (float, 0.0, 1e6, True),
-    "separation_radius": (float, 0.0, 1e5, False),
-    "max_prediction_time": (float, 0.0, 1e6, False),
-    "offset_distance": (float, 0.0, 1e4, True),
-    "close_range": (float, 0.0, 1e5, True),
-}
+# name -> accepted range of TeamConfig's numbers (bounds shared with the other tasks: config.py)
+_RANGES: dict[str, Range] = field_ranges(
+    TeamConfig,
+    {
+        **COMMON_RANGES,
+        "n_pursuers": (int, 1, 16, True),
+        "n_evaders": (int, 1, 16, True),
+        "speed_ratio": (float, 0.0, 100.0, False),
+        "mass": MASS,
+        "pursuer_max_speed": SPEED,
+        "pursuer_max_force": FORCE,
+        "evader_max_force": FORCE,
+        "capture_reward": WEIGHT,
+        "escape_reward": WEIGHT,
+        "evader_feeler_length": COMMON_RANGES["feeler_length"],
+        "flow_weight": WEIGHT,
+        "flow_radius": (float, 0.0, 1e4, False),
+        "flow_gain": WEIGHT,
+        "offset_distance": (float, 0.0, 1e4, True),
+        "close_range": (float, 0.0, 1e5, True),
+    },
+)
 _FLAGS = ("reward_shaping", "flow_clockwise")
 FIELDS = tuple(f.name for f in dataclasses.fields(TeamConfig))
 
@@ -170,22 +170,14 @@ def _check(name: str, value: Any) -> Any:
             return value
         raise ValueError(f"{name} must be a strategy name or a Strategy, got {value!r}")
     if name in _FLAGS:
-        if not isinstance(value, bool):
-            raise ValueError(f"{name} must be True or False, got {value!r}")
-        return value
+        return check_flag(name, value)
     return check_number(name, value, *_RANGES[name])
 
 
 def make_team_config(overrides: dict[str, Any], defaults: TeamConfig | None = None) -> TeamConfig:
     """``defaults`` (the task's) with ``overrides`` applied, every value and the combination
     validated: ``ValueError`` naming the argument and what it accepts."""
-    unknown = sorted(set(overrides) - set(FIELDS))
-    if unknown:
-        raise ValueError(
-            f"unknown argument(s) {', '.join(map(repr, unknown))}; accepted arguments: "
-            f"{', '.join(FIELDS)}"
-        )
-    values = {name: _check(name, v) for name, v in overrides.items()}
+    values = check_overrides(overrides, FIELDS, _check)
     cfg = dataclasses.replace(defaults or TeamConfig(), **values)
     if cfg.evader_max_speed > 1e3:
         raise ValueError(
