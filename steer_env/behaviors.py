@@ -34,13 +34,11 @@ from collections.abc import Callable
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from steer_env.core.arrays import LOOPS, NotFast, none_to_inf, rows, vectors_out
+from steer_env.core.arrays import LOOPS, NotFast, float64_arrays, none_to_inf, rows, vectors_out
 from steer_env.core.options import PREDICTION_SEED, option_code
 from steer_env.neighbors import Neighbors
 
 Array = NDArray[np.float64]
-_ND = np.ndarray
-_F64 = np.dtype(np.float64)
 
 
 def _c(a: np.ndarray) -> np.ndarray:
@@ -114,10 +112,7 @@ def seek(
     returns ``desired - velocity``. At the target itself the desired velocity is zero
     (the force brakes).
     """
-    if (
-        type(position) is type(velocity) is type(target) is type(max_speed) is _ND
-        and position.dtype == velocity.dtype == target.dtype == max_speed.dtype == _F64
-    ):
+    if float64_arrays(position, velocity, target, max_speed):
         try:
             return LOOPS.seek_entry(position, velocity, target, max_speed)
         except NotFast:

@@ -28,7 +28,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from steer_env import vecmath
-from steer_env.core.arrays import LOOPS, NotFast, rows
+from steer_env.core.arrays import LOOPS, NotFast, float64_arrays, rows
 
 Array = NDArray[np.float64]
 
@@ -43,14 +43,10 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-_F64 = np.dtype(np.float64)
-_ND = np.ndarray
-
-
 def _rows_view(a: Array, lead: tuple[int, ...], n: int) -> Array | None:
     """``a`` as an ``(n, 2)`` array sharing its memory (the compiled loop writes through
     any strides), or None if it has another shape or dtype."""
-    if type(a) is not np.ndarray or a.dtype != _F64:
+    if not float64_arrays(a):
         return None
     if a.shape == (n, 2):
         return a
@@ -93,14 +89,9 @@ def integrate(
     if (
         type(out) is tuple
         and len(out) == 3
-        and type(position) is type(velocity) is type(heading) is type(steering_force) is _ND
-        and type(mass) is type(max_speed) is type(max_force) is _ND
-        and type(out[0]) is type(out[1]) is type(out[2]) is _ND
-        # == rather than is: arrays made by numba code loaded from its cache carry an equal
-        # float64 dtype object of their own (unpickled), not numpy's.
-        and position.dtype == velocity.dtype == heading.dtype == steering_force.dtype == _F64
-        and mass.dtype == max_speed.dtype == max_force.dtype == _F64
-        and out[0].dtype == out[1].dtype == out[2].dtype == _F64
+        and float64_arrays(
+            position, velocity, heading, steering_force, mass, max_speed, max_force, *out
+        )
     ):
         # The common case in one compiled call (see steer_env.core.loops, "entries").
         try:

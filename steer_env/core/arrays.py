@@ -61,6 +61,18 @@ _ND = np.ndarray
 _PAIR = (2,)
 
 
+def float64_arrays(*operands: object) -> bool:
+    """Whether every operand is a float64 :class:`numpy.ndarray` (not a subclass): what the
+    compiled entries of :mod:`steer_env.core.loops` take. Dtypes compare with ``==``: arrays
+    made by compiled code loaded from numba's cache carry an equal float64 dtype object of
+    their own (unpickled), not numpy's."""
+    # A loop rather than all() over a generator, which costs more per call.
+    for x in operands:  # noqa: SIM110
+        if type(x) is not _ND or x.dtype != _F64:  # type: ignore[attr-defined]
+            return False
+    return True
+
+
 def rows(
     *operands: tuple[ArrayLike, int], lead: tuple[int, ...] | None = None
 ) -> tuple[tuple[int, ...], int, list[Array]]:
@@ -82,8 +94,7 @@ def rows(
         vec: tuple[int, ...] | None = None  # (n, 2) and (n,) once an operand has given n
         one: tuple[int, ...] | None = None
         for x, core in operands:
-            # != rather than is not: arrays made by compiled code loaded from numba's cache
-            # carry an equal float64 dtype object of their own (unpickled), not numpy's.
+            # float64_arrays(x), inline (a call per operand is measurable here).
             if type(x) is not _ND or x.dtype != _F64:
                 break
             shape = x.shape

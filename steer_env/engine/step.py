@@ -92,18 +92,23 @@ def strategy_scratch(m):
 
 # --------------------------------------------------------------------------- queries
 @engine_inline_kernel
+def is_candidate(vehicles, i, j, want_opponent):
+    """Whether vehicle ``j`` counts in vehicle ``i``'s nearest-opponent (``want_opponent``)
+    or nearest-teammate queries: another vehicle, of the other team or of its own (whether
+    it is in the game is the caller's test)."""
+    return j != i and (vehicles[j].team != vehicles[i].team) == want_opponent
+
+
+@engine_inline_kernel
 def nearest_of(pos, alive, vehicles, e, i, want_opponent):
     """Index and distance of the nearest vehicle of environment ``e`` in the game that is
     an opponent of ``i`` (``want_opponent``) or a teammate of ``i``; ``(-1, inf)`` if there
     is none."""
-    team = vehicles[i].team
     best = -1
     best_d = np.inf
     px, py = pos[e, i, 0], pos[e, i, 1]
     for j in range(pos.shape[1]):
-        if j == i or not alive[e, j]:
-            continue
-        if (vehicles[j].team != team) != want_opponent:
+        if not alive[e, j] or not is_candidate(vehicles, i, j, want_opponent):
             continue
         d = length(pos[e, j, 0] - px, pos[e, j, 1] - py)
         if d < best_d:
@@ -120,9 +125,8 @@ def nearest_in_block(pos, alive, vehicles, e0, m, i, want_opponent, near_d, near
     for b in range(m):
         near_d[b] = np.inf
         near_j[b] = -1
-    team = vehicles[i].team
     for j in range(pos.shape[1]):
-        if j == i or (vehicles[j].team != team) != want_opponent:
+        if not is_candidate(vehicles, i, j, want_opponent):
             continue
         for b in range(m):
             e = e0 + b
@@ -980,9 +984,7 @@ def observe_env(e, pos, vel, head, alive, steps, vehicles, world, agent_index, o
             # on the path to every slot value).
             count = 0
             for j in range(n):
-                if j == i or not alive[e, j]:
-                    continue
-                if (vehicles[j].team != veh.team) != opponents:
+                if not alive[e, j] or not is_candidate(vehicles, i, j, opponents):
                     continue
                 if count == 0:
                     order[0] = j
