@@ -45,7 +45,14 @@ import numpy as np
 from agents import run_options
 from agents.policies import ENV_SHORT, PolicyLoadError, UsageError
 from agents.rllib_policy import INSTALL_HINT, METADATA_FILE, read_rllib_metadata
-from agents.training import EVAL_SEED, RunPaths, atomic_write_json, env_tag
+from agents.training import (
+    EVAL_SEED,
+    RunPaths,
+    atomic_write_json,
+    env_tag,
+    run_dir_taken,
+    run_dir_taken_message,
+)
 from steer_env.cli import fail, non_negative_int, positive_int
 
 PROG = "train.py"
@@ -227,9 +234,11 @@ def resolve_options(args: argparse.Namespace) -> tuple[dict[str, Any], RunPaths,
             tag += f"-{given.get('learned', rllib_team.DEFAULT_LEARNED)}"
         name = given.get("name") or run_options.run_name(tag, "rllib-ppo", seed)
         paths = RunPaths(args.out / name)
-        if paths.root.exists() and not args.overwrite:
+        if paths.root.exists() and not paths.root.is_dir():
+            raise UsageError(f"{paths.root} exists and is not a folder")
+        if run_dir_taken(paths) and not args.overwrite:
             # prepare_run_dir is called only after Ray started: check the name here.
-            raise UsageError(f"{paths.root} exists; pass --overwrite or another --name")
+            raise UsageError(run_dir_taken_message(paths))
         default_timesteps = rllib_team.DEFAULT_TIMESTEPS if team else DEFAULT_TIMESTEPS[env]
         timesteps = given.get("timesteps", default_timesteps)
         envs = rllib_team.DEFAULT_ENVS_PER_RUNNER if team else DEFAULT_ENVS_PER_RUNNER

@@ -468,6 +468,20 @@ class Session:
     status: str = "running"
 
 
+def run_dir_taken(paths: RunPaths) -> bool:
+    """Whether a new run may not start in ``paths.root`` without ``--overwrite``: the folder
+    exists and holds something (an empty folder is used as it is)."""
+    return paths.root.is_dir() and any(paths.root.iterdir())
+
+
+def run_dir_taken_message(paths: RunPaths) -> str:
+    """The one-line error for :func:`run_dir_taken` (both frameworks print it)."""
+    return (
+        f"run folder {paths.root} already exists: pass --overwrite to replace it or --resume "
+        "to continue it"
+    )
+
+
 def prepare_run_dir(paths: RunPaths, resume: bool, overwrite: bool) -> list[Path]:
     """Create the run folder. An existing one is an error unless ``resume`` (continue it) or
     ``overwrite`` (delete it first). Temporary files left by a run killed mid-write are
@@ -481,12 +495,9 @@ def prepare_run_dir(paths: RunPaths, resume: bool, overwrite: bool) -> list[Path
         if not paths.config.is_file():
             raise UsageError(f"cannot resume: {root} is not a run folder (no config.json)")
         return remove_stale_temporaries(root)
-    if root.exists() and any(root.iterdir()):
+    if run_dir_taken(paths):
         if not overwrite:
-            raise UsageError(
-                f"run folder {root} already exists: pass --overwrite to replace it or --resume "
-                "to continue it"
-            )
+            raise UsageError(run_dir_taken_message(paths))
         shutil.rmtree(root)
     root.mkdir(parents=True, exist_ok=True)
     return remove_stale_temporaries(root)

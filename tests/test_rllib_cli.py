@@ -83,3 +83,32 @@ def test_folder_that_is_not_a_checkpoint_is_refused(tmp_path):
     proc = run("-m", "agents.compare", "--model", str(tmp_path / "empty"))
     assert proc.returncode == 1
     assert proc.stderr.strip().count("\n") == 0 and "not an RLlib checkpoint" in proc.stderr
+
+
+@pytest.mark.skipif(not HAVE_RAY, reason="needs ray[rllib]")
+def test_existing_run_folder_is_the_same_error_in_both_frameworks(tmp_path):
+    """One rule and one message for a run folder that is already used (an empty folder is
+    not): SB3's path and RLlib's refuse it before any training, and leave it as it was."""
+    (tmp_path / "empty").mkdir()
+    kept = tmp_path / "x" / "notes.txt"
+    kept.parent.mkdir()
+    kept.write_text("mine")
+    expected = f"run folder {tmp_path / 'x'} already exists: pass --overwrite"
+    for framework in ("sb3", "rllib"):
+        proc = run("train.py", "--framework", framework, "--out", str(tmp_path), "--name", "x")
+        assert proc.returncode == 2, proc.stderr
+        assert proc.stderr.strip().count("\n") == 0, proc.stderr
+        assert expected in proc.stderr, proc.stderr
+        assert sorted(p.name for p in kept.parent.iterdir()) == ["notes.txt"]
+    # An empty folder of that name is used as it is (both frameworks' option resolution
+    # accept it; nothing is trained here).
+    import train
+    from agents import rllib_training
+
+    argv = ["--out", str(tmp_path), "--name", "empty", "--timesteps", "64"]
+    _, paths, _ = rllib_training.resolve_options(
+        train.build_parser().parse_args([*argv, "--framework", "rllib"])
+    )
+    assert paths.root == tmp_path / "empty"
+    _, paths, _ = train.resolve_options(train.build_parser().parse_args(argv))
+    assert paths.root == tmp_path / "empty"
