@@ -228,9 +228,7 @@ def resolve_options(args: argparse.Namespace) -> tuple[dict[str, Any], RunPaths,
         if not is_team_env(env):
             for key in ("learned", "opponent_model", "opponent_strategy"):
                 if key in given:
-                    raise UsageError(
-                        f"{run_options.flag(key)} is for the team task (--env team_pursuit)"
-                    )
+                    raise UsageError(run_options.team_only(key))
         timesteps = given.get("timesteps", default_timesteps(algo, env))
         opts = {
             "env": env,

@@ -55,7 +55,7 @@ from agents.training import (
 )
 from steer_env.cli import fail, non_negative_int, positive_int
 
-PROG = "train.py"
+PROG = "python train.py"
 FRAMEWORKS = ("sb3", "rllib")
 #: RLlib defaults: one runner of 256 envs and the learner in the driver (2 cores: one each).
 DEFAULT_ENV_RUNNERS = 1
@@ -219,7 +219,7 @@ def resolve_options(args: argparse.Namespace) -> tuple[dict[str, Any], RunPaths,
             if old.get("framework") != "rllib":
                 raise UsageError(f"run {args.name} was not trained with RLlib; drop --framework")
             if "learned" in given and not rllib_team.is_team_task(old.get("env")):
-                raise UsageError(f"--learned is for the team tasks; run {args.name} is not one")
+                raise UsageError(f"--learned is for the team task; run {args.name} is not one")
 
         # The temporary files of a killed run are removed without a note (stale is unused).
         opts, paths, previous, _stale = run_options.resumed_run(args, FIXED, RESUMABLE, check)
@@ -228,7 +228,7 @@ def resolve_options(args: argparse.Namespace) -> tuple[dict[str, Any], RunPaths,
         seed = given.get("seed", 0)
         team = rllib_team.is_team_task(env)
         if "learned" in given and not team:
-            raise UsageError(f"--learned is for the team tasks (--env team_pursuit), not {env}")
+            raise UsageError(run_options.team_only("learned"))
         tag = env_tag(env)
         if team:
             tag += f"-{given.get('learned', rllib_team.DEFAULT_LEARNED)}"

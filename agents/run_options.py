@@ -55,6 +55,12 @@ def given_options(args: argparse.Namespace) -> dict[str, Any]:
     return {k: v for k, v in vars(args).items() if v is not None}
 
 
+def team_only(option: str) -> str:
+    """The error for a team-task option (``learned``, ``opponent_model``, ...) given to a
+    single-agent task, the same in both frameworks."""
+    return f"{flag(option)} is for the team task (--env team_pursuit)"
+
+
 def flag(option: str) -> str:
     """The command-line flag of an option name: ``n_envs`` -> ``--n-envs``."""
     return "--" + option.replace("_", "-")

@@ -112,3 +112,20 @@ def test_existing_run_folder_is_the_same_error_in_both_frameworks(tmp_path):
     assert paths.root == tmp_path / "empty"
     _, paths, _ = train.resolve_options(train.build_parser().parse_args(argv))
     assert paths.root == tmp_path / "empty"
+
+
+@pytest.mark.skipif(not HAVE_RAY, reason="needs ray[rllib]")
+def test_team_option_on_a_single_agent_task_is_the_same_error_in_both_frameworks(tmp_path):
+    lines = {}
+    for framework in ("sb3", "rllib"):
+        proc = run(
+            "train.py", "--framework", framework, "--env", "pursuit", "--learned", "pursuers",
+            "--out", str(tmp_path), "--name", "x",
+        )  # fmt: skip
+        assert proc.returncode == 2, proc.stderr
+        lines[framework] = proc.stderr.strip()
+    assert lines["sb3"] == lines["rllib"], lines
+    assert lines["sb3"] == (
+        "python train.py: error: --learned is for the team task (--env team_pursuit)"
+    )
+    assert not (tmp_path / "x").exists()
