@@ -96,6 +96,48 @@ def test_inactive_environments_are_left_exactly_as_they_were():
     assert np.all(result.reward[~active] == 0.0) and not result.done[~active].any()
 
 
+def test_a_pickled_or_copied_batch_steps_with_the_code_already_compiled():
+    """Pickle and deepcopy hand back writeable arrays; the copy must restore read-only tables
+    so its arguments have the original's types (else a second ~30 s compile of the step)."""
+    import copy
+    import pickle
+
+    from steer_env.engine import step as compiled
+
+    batch = _team_batch(num_envs=2)
+    batch.reset(None, _keys(2))
+    actions = np.full((2, 3, 2), 0.5)
+    batch.step(actions)
+    compiled_before = {name: compiled.__dict__[name].signatures for name in batch._entries}
+    clones = (pickle.loads(pickle.dumps(batch)), copy.deepcopy(batch))
+    batch.step(actions)
+    for clone in clones:
+        assert not clone.vehicles.flags.writeable
+        assert not any(table.flags.writeable for table in clone.scene)
+        clone.step(actions)
+        np.testing.assert_array_equal(clone.state.position, batch.state.position)
+        for name in clone._entries:
+            assert compiled.__dict__[name].signatures == compiled_before[name], name
+
+
+def test_every_caller_of_the_strategy_stage_shares_one_compiled_version():
+    """forces_of and step call scripted_forces with an int64 first block; a literal 0 would
+    make numba compile (~10 s cold) a second, Literal[int](0) version of the whole stage."""
+    import numba
+    from numba import types
+
+    from steer_env.engine import step as compiled
+
+    batch = _team_batch(num_envs=2)
+    batch.reset(None, _keys(2))
+    uncached_caller = numba.njit(compiled.forces_of.py_func)  # type inference runs here
+    force = np.zeros((2, batch.n_vehicles, 2))
+    args = (batch.state, batch._every, batch.vehicles, batch._behaviors)
+    uncached_caller(*args, batch._strategy_info, batch._world, batch.scene, force)
+    assert np.all(np.isfinite(force)) and np.any(force != 0.0)
+    assert {sig[0] for sig in compiled.scripted_forces.signatures} == {types.int64}
+
+
 def test_environments_are_independent_of_the_batch_they_are_in():
     """Env i of a batch of 5 steps exactly like a batch of 1 keyed the same way."""
     big = _team_batch(num_envs=5)

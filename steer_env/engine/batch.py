@@ -343,6 +343,10 @@ class Batch:
 
     def __setstate__(self, state: dict) -> None:
         self.__dict__.update(state)
+        # Pickle and deepcopy hand back writeable copies; read-only is part of the compiled
+        # step's argument types, so a writeable table would compile (~30 s) a second step.
+        for table in (self.vehicles, *self.scene):
+            table.setflags(write=False)
         self._buffer_bytes = _record_bytes(self._buffers[1], self._buffers[2])
 
     def _call(self, name: str, args: tuple) -> None:

@@ -1262,8 +1262,19 @@ def forces_of(state, active, vehicles, behaviors, strategies, worlds, scene, for
     num_envs, n = state.position.shape[0], state.position.shape[1]
     scratch = strategy_scratch(num_envs)
     columns = np.zeros((n, 2, num_envs))
+    # np.int64(0), not 0: a literal first block would compile its own scripted_forces.
     scripted_forces(
-        0, num_envs, state, active, vehicles, behaviors, strategies, world, scene, scratch, columns
+        np.int64(0),
+        num_envs,
+        state,
+        active,
+        vehicles,
+        behaviors,
+        strategies,
+        world,
+        scene,
+        scratch,
+        columns,
     )
     for e in range(num_envs):
         for i in range(n):
