@@ -333,11 +333,13 @@ class Batch:
         #: ``(E, k, 2)`` float64 actions a caller may fill and pass to :meth:`step` (the
         #: single env's path: no conversion or layout checks for it).
         self.action_buffer = np.zeros((self.num_envs, self.n_agents, 2))
+        self._work = None  # the step's working arrays, made on the first step
 
     def __getstate__(self) -> dict:
         # Compiled entry points and memoryviews cannot be pickled; a copy makes its own.
         state = self.__dict__.copy()
         state["_entries"] = {}
+        state["_work"] = None
         del state["_buffer_bytes"]
         return state
 
@@ -433,6 +435,8 @@ class Batch:
             active = np.array(active, dtype=np.bool_, order="C")
             if active.shape != (self.num_envs,):
                 raise ValueError(f"active must have shape ({self.num_envs},), got {active.shape}")
+        if self._work is None:
+            self._work = _step_module().step_work(self.num_envs, self.n_vehicles)
         args = (
             self.state,
             active,
@@ -447,6 +451,7 @@ class Batch:
             results,
             env_results,
             obs,
+            self._work,
         )
         self._call("step", args)
         return StepResult(results, env_results, obs, self._buffer_bytes if reuse else None)
