@@ -319,7 +319,7 @@ class Batch:
         self.obs_dim = world.obs_dim
         self._world = world.record()
         self.state = layout.empty_state(self.num_envs, n, self.n_agents)
-        self._all = np.arange(self.num_envs)
+        self._all = np.arange(self.num_envs, dtype=np.int64)
         self._every = np.ones(self.num_envs, dtype=np.bool_)
         self._results = np.zeros((self.num_envs, self.n_agents), dtype=layout.AGENT_RESULT)
         self._env_results = np.zeros(self.num_envs, dtype=layout.ENV_RESULT)
@@ -436,7 +436,7 @@ class Batch:
             if active.shape != (self.num_envs,):
                 raise ValueError(f"active must have shape ({self.num_envs},), got {active.shape}")
         if self._work is None:
-            self._work = _step_module().step_work(self.num_envs, self.n_vehicles)
+            self._work = _step_module().step_work(self._all, self.n_vehicles)
         args = (
             self.state,
             active,

@@ -105,22 +105,18 @@ class StepWork(NamedTuple):
     env_index: np.ndarray  #: (E,) int64: 0 .. E - 1
 
 
-def step_work(num_envs: int, n: int) -> StepWork:
-    """A :class:`StepWork` for :func:`step` on ``num_envs`` environments of ``n`` vehicles
-    (blocks of ``B = min(BLOCK, num_envs)`` environments)."""
-    size = min(BLOCK, num_envs)
+def step_work(env_index: np.ndarray, n: int) -> StepWork:
+    """A :class:`StepWork` for :func:`step` on the ``E`` environments ``env_index`` (the
+    caller's ``(E,)`` int64 ``0 .. E - 1``) of ``n`` vehicles, in blocks of
+    ``B = min(BLOCK, E)`` environments."""
+    size = min(BLOCK, env_index.shape[0])
     return StepWork(
         np.zeros((n, 2, size)),
         np.zeros((n, 2, size)),
-        StrategyScratch(
-            np.zeros((2, 2, size)),
-            np.zeros(size),
-            np.zeros(size, dtype=np.int64),
-            np.zeros(size, dtype=np.bool_),
-        ),
+        strategy_scratch(size),
         np.zeros(n),
         np.zeros(n, dtype=np.int64),
-        np.arange(num_envs, dtype=np.int64),
+        env_index,
     )
 
 
