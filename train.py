@@ -270,9 +270,7 @@ def main(argv: list[str] | None = None) -> int:
         return rllib_training.main(args)
     for opt in ("address", "num_env_runners", "envs_per_runner", "num_learners"):
         if getattr(args, opt) is not None:
-            flag = run_options.flag(opt)
-            print(f"{PROG}: error: {flag} needs --framework rllib", file=sys.stderr)
-            return 2
+            return cli.fail(PROG, f"{run_options.flag(opt)} needs --framework rllib", 2)
     try:
         if args.device == "cuda":  # checked before a run folder is created
             from agents.training import resolve_device

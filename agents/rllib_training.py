@@ -49,9 +49,8 @@ from agents.training import (
     EVAL_SEED,
     RunPaths,
     atomic_write_json,
+    check_new_run_dir,
     env_tag,
-    run_dir_taken,
-    run_dir_taken_message,
 )
 from steer_env.cli import fail, non_negative_int, positive_int
 
@@ -234,11 +233,8 @@ def resolve_options(args: argparse.Namespace) -> tuple[dict[str, Any], RunPaths,
             tag += f"-{given.get('learned', rllib_team.DEFAULT_LEARNED)}"
         name = given.get("name") or run_options.run_name(tag, "rllib-ppo", seed)
         paths = RunPaths(args.out / name)
-        if paths.root.exists() and not paths.root.is_dir():
-            raise UsageError(f"{paths.root} exists and is not a folder")
-        if run_dir_taken(paths) and not args.overwrite:
-            # prepare_run_dir is called only after Ray started: check the name here.
-            raise UsageError(run_dir_taken_message(paths))
+        # prepare_run_dir is called only after Ray started: check the folder here.
+        check_new_run_dir(paths, args.overwrite)
         default_timesteps = rllib_team.DEFAULT_TIMESTEPS if team else DEFAULT_TIMESTEPS[env]
         timesteps = given.get("timesteps", default_timesteps)
         envs = rllib_team.DEFAULT_ENVS_PER_RUNNER if team else DEFAULT_ENVS_PER_RUNNER

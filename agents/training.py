@@ -468,36 +468,41 @@ class Session:
     status: str = "running"
 
 
-def run_dir_taken(paths: RunPaths) -> bool:
-    """Whether a new run may not start in ``paths.root`` without ``--overwrite``: the folder
-    exists and holds something (an empty folder is used as it is)."""
-    return paths.root.is_dir() and any(paths.root.iterdir())
+def _check_folder(root: Path) -> None:
+    if root.exists() and not root.is_dir():
+        raise UsageError(f"{root} exists and is not a folder")
 
 
-def run_dir_taken_message(paths: RunPaths) -> str:
-    """The one-line error for :func:`run_dir_taken` (both frameworks print it)."""
-    return (
-        f"run folder {paths.root} already exists: pass --overwrite to replace it or --resume "
-        "to continue it"
-    )
+def check_new_run_dir(paths: RunPaths, overwrite: bool) -> bool:
+    """Whether a new run in ``paths.root`` must delete what the folder holds first (it
+    exists and is not empty; an empty folder is used as it is). :class:`UsageError` when the
+    path is not a folder, or the folder holds something and not ``overwrite``: the one rule
+    of both frameworks (RLlib checks it before starting Ray)."""
+    root = paths.root
+    _check_folder(root)
+    taken = root.is_dir() and any(root.iterdir())
+    if taken and not overwrite:
+        raise UsageError(
+            f"run folder {root} already exists: pass --overwrite to replace it or --resume "
+            "to continue it"
+        )
+    return taken
 
 
 def prepare_run_dir(paths: RunPaths, resume: bool, overwrite: bool) -> list[Path]:
     """Create the run folder. An existing one is an error unless ``resume`` (continue it) or
-    ``overwrite`` (delete it first). Temporary files left by a run killed mid-write are
-    deleted (never loaded: checkpoints are found by name); returns them."""
+    ``overwrite`` (delete it first): :func:`check_new_run_dir`. Temporary files left by a run
+    killed mid-write are deleted (never loaded: checkpoints are found by name); returns
+    them."""
     import shutil
 
     root = paths.root
-    if root.exists() and not root.is_dir():
-        raise UsageError(f"{root} exists and is not a folder")
     if resume:
+        _check_folder(root)
         if not paths.config.is_file():
             raise UsageError(f"cannot resume: {root} is not a run folder (no config.json)")
         return remove_stale_temporaries(root)
-    if run_dir_taken(paths):
-        if not overwrite:
-            raise UsageError(run_dir_taken_message(paths))
+    if check_new_run_dir(paths, overwrite):
         shutil.rmtree(root)
     root.mkdir(parents=True, exist_ok=True)
     return remove_stale_temporaries(root)

@@ -100,6 +100,19 @@ def test_existing_run_folder_is_the_same_error_in_both_frameworks(tmp_path):
         assert proc.stderr.strip().count("\n") == 0, proc.stderr
         assert expected in proc.stderr, proc.stderr
         assert sorted(p.name for p in kept.parent.iterdir()) == ["notes.txt"]
+    # A file in the run folder's place is refused too, --overwrite or not, and kept.
+    (tmp_path / "f").write_text("a file")
+    lines = set()
+    for framework in ("sb3", "rllib"):
+        for extra in ((), ("--overwrite",)):
+            proc = run(
+                "train.py", "--framework", framework, "--out", str(tmp_path), "--name", "f",
+                *extra,
+            )  # fmt: skip
+            assert proc.returncode == 2, proc.stderr
+            lines.add(proc.stderr.strip())
+    assert lines == {f"python train.py: error: {tmp_path / 'f'} exists and is not a folder"}
+    assert (tmp_path / "f").read_text() == "a file"
     # An empty folder of that name is used as it is (both frameworks' option resolution
     # accept it; nothing is trained here).
     import train
