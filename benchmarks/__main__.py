@@ -15,12 +15,15 @@ Physics sub-steps per env-step (``agent-substeps/s = agent-steps/s * substeps``)
 1, MPE2 1, VMAS simple_tag 10.
 
 Sections (``--sections``, comma-separated; default all): single, vector, memory, sync, floor,
-flock, sb3, rllib, peers, compile, team. ``--quick`` shortens every measurement (for smoke
+flock, sb3, rllib, peers, compile, team, torchrl. ``--quick`` shortens every measurement (for smoke
 tests). The ``rllib`` section (``benchmarks/rllib_bench.py``) needs
 ``pip install "steer-env[rllib]"``. The ``team`` section (``benchmarks/team.py``) measures the
 team pursuit task (3 pursuers + 1 evader, 4 vehicles) against VMAS ``simple_tag``, MPE2
 ``simple_tag_v3`` and SuperSuit's PettingZoo-to-SB3 route, ours and each peer interleaved
-repeat by repeat.
+repeat by repeat. The ``torchrl`` section (``benchmarks/torchrl_bench.py``, needs
+``pip install "steer-env[torchrl]"``) measures TorchRL's collector on the first task of
+``--tasks`` at ``--torchrl-n-envs`` envs: the native vector env through ``GymWrapper`` vs
+``SerialEnv`` and ``ParallelEnv`` of ``GymEnv``, interleaved repeat by repeat.
 """
 
 from __future__ import annotations
@@ -47,6 +50,7 @@ SECTIONS = (
     "peers",
     "compile",
     "team",
+    "torchrl",
 )
 DEFAULT_JSON = Path(__file__).resolve().parent / "results.json"
 #: Where ``--quick`` writes without ``--json`` (git-ignored).
@@ -160,6 +164,12 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
         help="team PPO timesteps per repeat (default 4 rollouts; 2 with --quick)",
     )
     p.add_argument(
+        "--torchrl-n-envs",
+        type=positive_int,
+        default=None,
+        help="envs of the torchrl rows (default 64; 2 with --quick)",
+    )
+    p.add_argument(
         "--rllib-envs",
         type=positive_int,
         default=1024,
@@ -226,6 +236,8 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
         args.repeats = 3 if args.quick else 5
     if args.time_per_repeat is None:
         args.time_per_repeat = 0.02 if args.quick else 0.5
+    if args.torchrl_n_envs is None:
+        args.torchrl_n_envs = 2 if args.quick else 64
     if args.rllib_ppo_iterations is None:
         args.rllib_ppo_iterations = 1 if args.quick else 3
     if args.sb3_timesteps is None:
@@ -503,7 +515,34 @@ def ratios(rows: list[Any], args: argparse.Namespace) -> list[dict[str, Any]]:
         )
     )
     out.extend(team_ratios(rows, args))
+    out.extend(torchrl_ratios(rows, args))
     return [q for q in out if q is not None]
+
+
+def torchrl_ratios(rows: list[Any], args: argparse.Namespace) -> list[dict[str, Any] | None]:
+    from benchmarks import torchrl_bench as tb
+
+    e, env = args.torchrl_n_envs, args.envs[0]
+    native = _find(rows, "torchrl", e, f"{env} " + tb.ROW_NATIVE.format(mode="DISABLED"))
+    out = []
+    for peer, label in ((tb.ROW_SERIAL, "SerialEnv"), (tb.ROW_PARALLEL, "ParallelEnv")):
+        den = _find(rows, "torchrl", e, f"{env} {peer}")
+        q = _ratio(
+            f"{env} TorchRL collector frames/s, native vector env (GymWrapper) / {label} of GymEnv",
+            e,
+            native,
+            den,
+        )
+        if q is not None:  # interleaved repeats: the ratio within each round too
+            per_round = [a / b for a, b in zip(native.samples, den.samples, strict=True)]
+            q["paired"] = {
+                "median": statistics.median(per_round),
+                "min": min(per_round),
+                "max": max(per_round),
+                "per_round": per_round,
+            }
+        out.append(q)
+    return out
 
 
 def team_ratios(rows: list[Any], args: argparse.Namespace) -> list[dict[str, Any] | None]:
@@ -671,6 +710,10 @@ def run(args: argparse.Namespace) -> tuple[list[Any], list[dict[str, Any]]]:
             t,
             add,
         )
+    if "torchrl" in want:
+        from benchmarks import torchrl_bench
+
+        torchrl_bench.run(args.envs[0], args.torchrl_n_envs, r, t, add)
     return rows, ratios(rows, args)
 
 

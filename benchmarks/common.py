@@ -146,6 +146,8 @@ def versions() -> dict[str, str | None]:
         "gymnasium",
         "stable-baselines3",
         "torch",
+        "torchrl",
+        "tensordict",
         "ray",
         "mpe2",
         "pettingzoo",

@@ -1,0 +1,171 @@
+"""The ``torchrl`` section of ``python -m benchmarks``: TorchRL collection throughput.
+
+Frames per second (one frame = one env-step of one environment) that TorchRL's
+single-process ``Collector`` (formerly ``SyncDataCollector``) gathers from ``E``
+environments of one task, three ways, all in this process's measurement loop:
+
+* the native vector env, ``GymWrapper(gym.make_vec(id, E, vectorization_mode=
+  "vector_entry_point", autoreset_mode=...))``: one compiled call steps all ``E``
+  environments; both autoreset modes TorchRL accepts (DISABLED: TorchRL resets ended envs
+  through ``reset_mask``; SAME_STEP: the env resets them and TorchRL swaps the final
+  observation back in);
+* ``SerialEnv(E, GymEnv(id))``: ``E`` single envs stepped one after the other;
+* ``ParallelEnv(E, GymEnv(id))``: ``E`` worker processes (TorchRL's default ``spawn``), one
+  env each, on however many cores the machine has.
+
+The policy replays actions drawn before the timed loop (uniform in [-1, 1]), so policy
+cost is nothing but a copy. Every repeat collects the same number of batches; the rows
+run repeat by repeat interleaved (ABBA...) so load on a shared machine hits them alike.
+Setup (worker start, the kernel's first load) is outside the timing.
+"""
+
+from __future__ import annotations
+
+import functools
+import time
+from collections.abc import Callable
+from typing import Any
+
+from benchmarks.common import Missing, Row, steps_for
+
+SECTION = "torchrl"
+HINT = 'not installed (pip install "steer-env[torchrl]")'
+ROW_NATIVE = "Collector, native vector env (GymWrapper, autoreset {mode})"
+ROW_SERIAL = "Collector, SerialEnv of GymEnv"
+ROW_PARALLEL = "Collector, ParallelEnv of GymEnv (one process per env)"
+AGENTS = {"Pursuit": 2, "Evasion": 3}  # vehicles stepped per env-step, as elsewhere
+
+
+def have() -> bool:
+    try:
+        import torchrl  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def make_gym_env(env_id: str) -> Any:
+    """``GymEnv(env_id)``; importable by TorchRL's spawned workers (it registers the id)."""
+    from torchrl.envs import GymEnv
+
+    import steer_env  # noqa: F401
+
+    return GymEnv(env_id)
+
+
+class Replay:
+    """A policy that writes the next of ``actions`` (``(k, *batch, 2)``) into the tensordict."""
+
+    def __init__(self, actions: Any) -> None:
+        self.actions = actions
+        self.i = 0
+
+    def __call__(self, td: Any) -> Any:
+        td.set("action", self.actions[self.i % len(self.actions)])
+        self.i += 1
+        return td
+
+
+def _native(env_id: str, num_envs: int, mode: Any) -> Any:
+    import gymnasium as gym
+    from torchrl.envs import GymWrapper
+
+    venv = gym.make_vec(
+        env_id, num_envs, vectorization_mode="vector_entry_point", autoreset_mode=mode
+    )
+    return GymWrapper(venv)
+
+
+def _serial(env_id: str, num_envs: int) -> Any:
+    from torchrl.envs import SerialEnv
+
+    return SerialEnv(num_envs, functools.partial(make_gym_env, env_id))
+
+
+def _parallel(env_id: str, num_envs: int) -> Any:
+    from torchrl.envs import ParallelEnv
+
+    return ParallelEnv(num_envs, functools.partial(make_gym_env, env_id))
+
+
+class Prepared:
+    """A collector built and calibrated: :meth:`sample` runs one repeat, returns frames/s."""
+
+    def __init__(
+        self, name: str, env: Any, num_envs: int, target_s: float, note: str, agents: int
+    ) -> None:
+        import torch
+        from torchrl.collectors import Collector
+
+        self.name, self.env, self.num_envs, self.agents = name, env, num_envs, agents
+        self.steps = 16  # env-steps per batch
+        gen = torch.Generator().manual_seed(0)
+        actions = torch.rand((64, num_envs, 2), generator=gen) * 2 - 1
+        self.collector = Collector(
+            env, Replay(actions), frames_per_batch=num_envs * self.steps, total_frames=-1
+        )
+        self.it = iter(self.collector)
+        next(self.it)  # warm-up: first reset, first kernel use
+        per_batch = self._run(2) / 2
+        self.batches = steps_for(per_batch, target_s, 1, 10_000)
+        self.note = f"{self.batches} batches of {self.steps} x {num_envs} frames/repeat; {note}"
+
+    def _run(self, batches: int) -> float:
+        t0 = time.perf_counter()
+        for _ in range(batches):
+            next(self.it)
+        return time.perf_counter() - t0
+
+    def sample(self) -> float:
+        return self.batches * self.steps * self.num_envs / self._run(self.batches)
+
+    def row(self, samples: list[float]) -> Row:
+        return Row(
+            SECTION, self.name, self.num_envs, "frames/s", samples, agents=self.agents,
+            substeps=1, note=self.note,
+        )  # fmt: skip
+
+    def close(self) -> None:
+        self.collector.shutdown()
+        if not getattr(self.env, "is_closed", False):
+            self.env.close()
+
+
+def run(env: str, num_envs: int, repeats: int, target_s: float, add: Callable[[Any], None]) -> None:
+    """Measure the rows for task ``env`` (``"Pursuit"``) at ``num_envs`` envs and ``add``
+    each (a ``Missing`` row when TorchRL is not installed)."""
+    if not have():
+        add(Missing(SECTION, "TorchRL collection", num_envs, HINT))
+        return
+    import torchrl
+
+    env_id = f"steer_env/{env}-v0"
+    agents = AGENTS[env]
+    version = f"torchrl {torchrl.__version__}"
+    prepared: list[Prepared] = []
+    from gymnasium.vector import AutoresetMode
+
+    for mode in (AutoresetMode.DISABLED, AutoresetMode.SAME_STEP):
+        name = f"{env} " + ROW_NATIVE.format(mode=mode.name)
+        prepared.append(
+            Prepared(name, _native(env_id, num_envs, mode), num_envs, target_s, version, agents)
+        )
+    prepared.append(
+        Prepared(f"{env} {ROW_SERIAL}", _serial(env_id, num_envs), num_envs, target_s,
+                 version, agents)
+    )  # fmt: skip
+    t0 = time.perf_counter()
+    par = _parallel(env_id, num_envs)
+    par.start()
+    started = time.perf_counter() - t0
+    prepared.append(
+        Prepared(f"{env} {ROW_PARALLEL}", par, num_envs, target_s,
+                 f"{version}; workers started in {started:.1f} s (not timed)", agents)
+    )  # fmt: skip
+    samples: dict[int, list[float]] = {id(p): [] for p in prepared}
+    for r in range(repeats):
+        for p in prepared if r % 2 == 0 else prepared[::-1]:
+            samples[id(p)].append(p.sample())
+    for p in prepared:
+        add(p.row(samples[id(p)]))
+        p.close()
