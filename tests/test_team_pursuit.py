@@ -120,7 +120,7 @@ def test_a_captured_learned_evader_leaves_the_agents():
     assert set(obs) == {"evader_0", "evader_1"}
     assert term == {"evader_0": True, "evader_1": False}
     assert rew["evader_0"] < 0 and info["evader_0"]["captured"]
-    assert info["evader_0"]["reward_terms"]["capture"] == -1.0
+    assert info["evader_0"]["reward_capture"] == -1.0
     assert info["evader_1"]["evaders_left"] == 1
     assert env.agents == ["evader_1"]
     before = _snapshot(env)
@@ -152,7 +152,7 @@ def test_the_episode_ends_at_the_time_limit_as_a_termination():
     for _ in range(5):
         _, _, term, trunc, info = env.step(_zeros(env))
     assert term == {"evader_0": True} and trunc == {"evader_0": False}
-    assert info["evader_0"]["reward_terms"]["escape"] == 1.0
+    assert info["evader_0"]["reward_escape"] == 1.0
     assert info["evader_0"]["capture_steps"] == [-1]
     assert env.agents == []
 
