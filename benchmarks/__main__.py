@@ -23,7 +23,7 @@ team pursuit task (3 pursuers + 1 evader, 4 vehicles) against VMAS ``simple_tag`
 repeat by repeat. The ``torchrl`` section (``benchmarks/torchrl_bench.py``, needs
 ``pip install "steer-env[torchrl]"``) measures TorchRL's collector on the first task of
 ``--tasks`` at ``--torchrl-n-envs`` envs: the native vector env through ``GymWrapper`` vs
-``SerialEnv`` and ``ParallelEnv`` of ``GymEnv``, interleaved repeat by repeat.
+``SerialEnv`` and ``ParallelEnv`` of single envs, interleaved repeat by repeat.
 """
 
 from __future__ import annotations
@@ -533,7 +533,8 @@ def torchrl_ratios(rows: list[Any], args: argparse.Namespace) -> list[dict[str, 
     for peer, label in ((tb.ROW_SERIAL, "SerialEnv"), (tb.ROW_PARALLEL, "ParallelEnv")):
         den = _find(rows, "torchrl", e, f"{env} {peer}")
         q = _ratio(
-            f"{env} TorchRL collector frames/s, native vector env (GymWrapper) / {label} of GymEnv",
+            f"{env} TorchRL collector frames/s, native vector env (GymWrapper) / {label} of "
+            "single envs",
             e,
             native,
             den,

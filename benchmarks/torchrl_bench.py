@@ -9,9 +9,14 @@ environments of one task, three ways, all in this process's measurement loop:
   environments; both autoreset modes TorchRL accepts (DISABLED: TorchRL resets ended envs
   through ``reset_mask``; SAME_STEP: the env resets them and TorchRL swaps the final
   observation back in);
-* ``SerialEnv(E, GymEnv(id))``: ``E`` single envs stepped one after the other;
-* ``ParallelEnv(E, GymEnv(id))``: ``E`` worker processes (TorchRL's default ``spawn``), one
+* ``SerialEnv(E, single env)``: ``E`` single envs stepped one after the other;
+* ``ParallelEnv(E, single env)``: ``E`` worker processes (TorchRL's default ``spawn``), one
   env each, on however many cores the machine has.
+
+The single env is ``GymEnv(id)``, or, where GymEnv refuses the id with a ``TypeError``
+(TorchRL 0.14 retries without its ``frameskip`` keyword only for Python's own wording of
+that error), ``GymWrapper(gym.make(id))``, which is what GymEnv builds; the row's note
+says which.
 
 The policy replays actions drawn before the timed loop (uniform in [-1, 1]), so policy
 cost is nothing but a copy. Every repeat collects the same number of batches; the rows
@@ -31,8 +36,8 @@ from benchmarks.common import Missing, Row, steps_for
 SECTION = "torchrl"
 HINT = 'not installed (pip install "steer-env[torchrl]")'
 ROW_NATIVE = "Collector, native vector env (GymWrapper, autoreset {mode})"
-ROW_SERIAL = "Collector, SerialEnv of GymEnv"
-ROW_PARALLEL = "Collector, ParallelEnv of GymEnv (one process per env)"
+ROW_SERIAL = "Collector, SerialEnv of single envs"
+ROW_PARALLEL = "Collector, ParallelEnv of single envs (one process per env)"
 AGENTS = {"Pursuit": 2, "Evasion": 3}  # vehicles stepped per env-step, as elsewhere
 
 
@@ -45,12 +50,17 @@ def have() -> bool:
 
 
 def make_gym_env(env_id: str) -> Any:
-    """``GymEnv(env_id)``; importable by TorchRL's spawned workers (it registers the id)."""
-    from torchrl.envs import GymEnv
+    """``GymEnv(env_id)``, or ``GymWrapper(gym.make(env_id))`` where GymEnv raises
+    ``TypeError``; importable by TorchRL's spawned workers (it registers the id)."""
+    import gymnasium as gym
+    from torchrl.envs import GymEnv, GymWrapper
 
     import steer_env  # noqa: F401
 
-    return GymEnv(env_id)
+    try:
+        return GymEnv(env_id)
+    except TypeError:
+        return GymWrapper(gym.make(env_id))
 
 
 class Replay:
@@ -142,6 +152,10 @@ def run(env: str, num_envs: int, repeats: int, target_s: float, add: Callable[[A
     env_id = f"steer_env/{env}-v0"
     agents = AGENTS[env]
     version = f"torchrl {torchrl.__version__}"
+    probe = make_gym_env(env_id)
+    single = "GymEnv(id)" if type(probe).__name__ == "GymEnv" else "GymWrapper(gym.make(id))"
+    probe.close()
+    single_note = f"{version}; single env {single}"
     prepared: list[Prepared] = []
     from gymnasium.vector import AutoresetMode
 
@@ -152,7 +166,7 @@ def run(env: str, num_envs: int, repeats: int, target_s: float, add: Callable[[A
         )
     prepared.append(
         Prepared(f"{env} {ROW_SERIAL}", _serial(env_id, num_envs), num_envs, target_s,
-                 version, agents)
+                 single_note, agents)
     )  # fmt: skip
     t0 = time.perf_counter()
     par = _parallel(env_id, num_envs)
@@ -160,7 +174,7 @@ def run(env: str, num_envs: int, repeats: int, target_s: float, add: Callable[[A
     started = time.perf_counter() - t0
     prepared.append(
         Prepared(f"{env} {ROW_PARALLEL}", par, num_envs, target_s,
-                 f"{version}; workers started in {started:.1f} s (not timed)", agents)
+                 f"{single_note}; workers started in {started:.1f} s (not timed)", agents)
     )  # fmt: skip
     samples: dict[int, list[float]] = {id(p): [] for p in prepared}
     for r in range(repeats):

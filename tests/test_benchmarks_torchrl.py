@@ -47,11 +47,13 @@ def test_torchrl_section_measures_the_three_routes(tmp_path):
         assert 0 < r["min"] <= r["median"] <= r["max"]
         assert r["agents"] == 2 and r["substeps"] == 1
         assert r["name"] in proc.stdout
+    for r in rows[2:]:
+        assert "single env GymEnv(id)" in r["note"] or "GymWrapper(gym.make(id))" in r["note"]
     ratios = {q["name"]: q for q in result["ratios"]}
     for label in ("SerialEnv", "ParallelEnv"):
         q = ratios[
             f"Pursuit TorchRL collector frames/s, native vector env (GymWrapper) / {label} of "
-            "GymEnv"
+            "single envs"
         ]
         assert q["value"] > 0 and len(q["paired"]["per_round"]) == 2
 
