@@ -175,6 +175,13 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
         help="envs of the torchrl rows (default 64; 2 with --quick)",
     )
     p.add_argument(
+        "--torchrl-workers",
+        type=positive_int,
+        default=None,
+        help="processes of the torchrl ParallelEnv row, a divisor of --torchrl-n-envs "
+        "(default: the largest one not above the usable cores)",
+    )
+    p.add_argument(
         "--rllib-envs",
         type=positive_int,
         default=1024,
@@ -235,6 +242,9 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
             args.json = QUICK_JSON if args.quick else DEFAULT_JSON
         if not args.json.parent.is_dir():
             p.error(f"--json: folder {str(args.json.parent)!r} does not exist")
+        n = args.torchrl_n_envs or (2 if args.quick else 64)
+        if args.torchrl_workers is not None and n % args.torchrl_workers:
+            p.error(f"--torchrl-workers {args.torchrl_workers} must divide --torchrl-n-envs {n}")
 
     args = p.parse_args(argv, check=check)
     if args.repeats is None:
@@ -243,6 +253,7 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
         args.time_per_repeat = 0.02 if args.quick else 0.5
     if args.torchrl_n_envs is None:
         args.torchrl_n_envs = 2 if args.quick else 64
+
     if args.rllib_ppo_iterations is None:
         args.rllib_ppo_iterations = 1 if args.quick else 3
     if args.sb3_timesteps is None:
@@ -530,7 +541,7 @@ def torchrl_ratios(rows: list[Any], args: argparse.Namespace) -> list[dict[str, 
     e, env = args.torchrl_n_envs, args.envs[0]
     native = _find(rows, "torchrl", e, f"{env} " + tb.ROW_NATIVE.format(mode="DISABLED"))
     out = []
-    for peer, label in ((tb.ROW_SERIAL, "SerialEnv"), (tb.ROW_PARALLEL, "ParallelEnv")):
+    for peer, label in ((tb.ROW_SERIAL, "SerialEnv"), ("Collector, ParallelEnv", "ParallelEnv")):
         den = _find(rows, "torchrl", e, f"{env} {peer}")
         q = _ratio(
             f"{env} TorchRL collector frames/s, native vector env (GymWrapper) / {label} of "
@@ -719,7 +730,7 @@ def run(args: argparse.Namespace) -> tuple[list[Any], list[dict[str, Any]]]:
     if "torchrl" in want:
         from benchmarks import torchrl_bench
 
-        torchrl_bench.run(args.envs[0], args.torchrl_n_envs, r, t, add)
+        torchrl_bench.run(args.envs[0], args.torchrl_n_envs, r, t, add, args.torchrl_workers)
     return rows, ratios(rows, args)
 
 

@@ -10,8 +10,12 @@ environments of one task, three ways, all in this process's measurement loop:
   through ``reset_mask``; SAME_STEP: the env resets them and TorchRL swaps the final
   observation back in);
 * ``SerialEnv(E, single env)``: ``E`` single envs stepped one after the other;
-* ``ParallelEnv(E, single env)``: ``E`` worker processes (TorchRL's default ``spawn``), one
-  env each, on however many cores the machine has.
+* ``ParallelEnv`` of ``W`` worker processes (TorchRL's default ``spawn``), each a
+  ``SerialEnv`` of ``E / W`` single envs (a single env when ``W = E``); ``W``
+  (``--torchrl-workers``) defaults to the largest divisor of ``E`` not above the usable
+  cores. One process per env (``W = E``, what ``GymEnv(id, num_workers=E)`` builds) at
+  ``E = 64`` on a 2-core, 23 GiB machine had not finished starting its workers after 9
+  minutes, with 19 GiB of memory in use, so it is not the default.
 
 The single env is ``GymEnv(id)``, or, where GymEnv refuses the id with a ``TypeError``
 (TorchRL 0.14 retries without its ``frameskip`` keyword only for Python's own wording of
@@ -27,6 +31,8 @@ Setup (worker start, the kernel's first load) is outside the timing.
 from __future__ import annotations
 
 import functools
+import math
+import os
 import time
 from collections.abc import Callable
 from typing import Any
@@ -37,7 +43,7 @@ SECTION = "torchrl"
 HINT = 'not installed (pip install "steer-env[torchrl]")'
 ROW_NATIVE = "Collector, native vector env (GymWrapper, autoreset {mode})"
 ROW_SERIAL = "Collector, SerialEnv of single envs"
-ROW_PARALLEL = "Collector, ParallelEnv of single envs (one process per env)"
+ROW_PARALLEL = "Collector, ParallelEnv of {workers} workers x SerialEnv of {per} single envs"
 AGENTS = {"Pursuit": 2, "Evasion": 3}  # vehicles stepped per env-step, as elsewhere
 
 
@@ -92,10 +98,29 @@ def _serial(env_id: str, num_envs: int) -> Any:
     return SerialEnv(num_envs, functools.partial(make_gym_env, env_id))
 
 
-def _parallel(env_id: str, num_envs: int) -> Any:
+def make_serial_env(env_id: str, num_envs: int) -> Any:
+    """``SerialEnv`` of ``num_envs`` single envs (a worker of the ParallelEnv row)."""
+    if num_envs == 1:
+        return make_gym_env(env_id)
+    from torchrl.envs import SerialEnv
+
+    return SerialEnv(num_envs, functools.partial(make_gym_env, env_id))
+
+
+def _parallel(env_id: str, num_envs: int, workers: int) -> Any:
     from torchrl.envs import ParallelEnv
 
-    return ParallelEnv(num_envs, functools.partial(make_gym_env, env_id))
+    make = functools.partial(make_serial_env, env_id, num_envs // workers)
+    return ParallelEnv(workers, make)
+
+
+def default_workers(num_envs: int) -> int:
+    """The largest divisor of ``num_envs`` not above the usable cores."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        cores = os.cpu_count() or 1
+    return max(w for w in range(1, min(cores, num_envs) + 1) if num_envs % w == 0)
 
 
 class Prepared:
@@ -110,7 +135,8 @@ class Prepared:
         self.name, self.env, self.num_envs, self.agents = name, env, num_envs, agents
         self.steps = 16  # env-steps per batch
         gen = torch.Generator().manual_seed(0)
-        actions = torch.rand((64, num_envs, 2), generator=gen) * 2 - 1
+        assert math.prod(env.batch_size) == num_envs
+        actions = torch.rand((64, *env.batch_size, 2), generator=gen) * 2 - 1
         self.collector = Collector(
             env, Replay(actions), frames_per_batch=num_envs * self.steps, total_frames=-1
         )
@@ -141,9 +167,17 @@ class Prepared:
             self.env.close()
 
 
-def run(env: str, num_envs: int, repeats: int, target_s: float, add: Callable[[Any], None]) -> None:
+def run(
+    env: str,
+    num_envs: int,
+    repeats: int,
+    target_s: float,
+    add: Callable[[Any], None],
+    workers: int | None = None,
+) -> None:
     """Measure the rows for task ``env`` (``"Pursuit"``) at ``num_envs`` envs and ``add``
-    each (a ``Missing`` row when TorchRL is not installed)."""
+    each (a ``Missing`` row when TorchRL is not installed). ``workers``: processes of the
+    ParallelEnv row (a divisor of ``num_envs``; default :func:`default_workers`)."""
     if not have():
         add(Missing(SECTION, "TorchRL collection", num_envs, HINT))
         return
@@ -169,11 +203,15 @@ def run(env: str, num_envs: int, repeats: int, target_s: float, add: Callable[[A
                  single_note, agents)
     )  # fmt: skip
     t0 = time.perf_counter()
-    par = _parallel(env_id, num_envs)
+    workers = default_workers(num_envs) if workers is None else workers
+    if num_envs % workers:
+        raise ValueError(f"--torchrl-workers {workers} does not divide {num_envs} envs")
+    par = _parallel(env_id, num_envs, workers)
     par.start()
     started = time.perf_counter() - t0
     prepared.append(
-        Prepared(f"{env} {ROW_PARALLEL}", par, num_envs, target_s,
+        Prepared(f"{env} " + ROW_PARALLEL.format(workers=workers, per=num_envs // workers),
+                 par, num_envs, target_s,
                  f"{single_note}; workers started in {started:.1f} s (not timed)", agents)
     )  # fmt: skip
     samples: dict[int, list[float]] = {id(p): [] for p in prepared}

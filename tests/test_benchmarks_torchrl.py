@@ -28,7 +28,7 @@ def test_torchrl_section_measures_the_three_routes(tmp_path):
     from benchmarks import torchrl_bench as tb
 
     out = tmp_path / "torchrl.json"
-    proc = bench([*QUICK, "--json", str(out)])
+    proc = bench([*QUICK, "--torchrl-workers", "2", "--json", str(out)])
     assert proc.returncode == 0, proc.stderr[-3000:]
     result = json.loads(out.read_text())
     assert result["settings"]["torchrl_n_envs"] == 2  # --quick's default
@@ -40,7 +40,7 @@ def test_torchrl_section_measures_the_three_routes(tmp_path):
         "Pursuit " + tb.ROW_NATIVE.format(mode="DISABLED"),
         "Pursuit " + tb.ROW_NATIVE.format(mode="SAME_STEP"),
         "Pursuit " + tb.ROW_SERIAL,
-        "Pursuit " + tb.ROW_PARALLEL,
+        "Pursuit " + tb.ROW_PARALLEL.format(workers=2, per=1),
     ]
     for r in rows:
         assert r["unit"] == "frames/s" and r["size"] == 2 and len(r["samples"]) == 2
@@ -66,3 +66,24 @@ def test_torchrl_section_without_torchrl_says_so_in_one_row(tmp_path):
     assert len(rows) == 1 and rows[0]["section"] == "torchrl"
     assert rows[0]["reason"] == 'not installed (pip install "steer-env[torchrl]")'
     assert rows[0]["reason"] in proc.stdout
+
+
+def test_torchrl_workers_must_divide_the_envs():
+    out = subprocess.run(
+        [sys.executable, "-m", "benchmarks", "--sections", "torchrl", "--torchrl-n-envs", "6",
+         "--torchrl-workers", "4"],
+        cwd=ROOT, capture_output=True, text=True,
+    )  # fmt: skip
+    assert out.returncode == 2 and "Traceback" not in out.stderr
+    lines = out.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(
+        "python -m benchmarks: error: --torchrl-workers 4 must divide --torchrl-n-envs 6"
+    )
+
+
+def test_default_workers_divide_the_envs():
+    from benchmarks.torchrl_bench import default_workers
+
+    for n in (1, 2, 3, 7, 64):
+        w = default_workers(n)
+        assert 1 <= w <= n and n % w == 0
