@@ -257,7 +257,7 @@ def test_team_classic_evader_is_a_working_strategy():
     assert not np.allclose(env.batch.state.position[0, -1], start)
 
 
-def test_team_actions_after_the_end_are_errors_as_documented():
+def test_team_actions_of_departed_agents_are_ignored_as_documented():
     env = team_pursuit_v0.parallel_env(time_limit=3)
     env.reset(seed=0)
     names = list(env.agents)
@@ -265,5 +265,6 @@ def test_team_actions_after_the_end_are_errors_as_documented():
         env.step({a: np.zeros(2) for a in env.agents})
     assert env.agents == []
     assert env.step({}) == ({}, {}, {}, {}, {})
-    with pytest.raises(ValueError, match="'pursuer_0': that agent has left the game"):
-        env.step({name: np.zeros(2) for name in names})
+    assert env.step({name: np.full(2, np.nan) for name in names}) == ({}, {}, {}, {}, {})
+    with pytest.raises(ValueError, match="'bogus': that is not an agent"):
+        env.step({"bogus": np.zeros(2)})
