@@ -40,8 +40,7 @@ def test_vector_env_reproduces_single_envs_seeded_the_same_way(env_id):
     capture_steps = []
     for t in range(steps):
         o, r, te, tr, info = venv.step(actions[t])
-        if "capture_step" in info:
-            capture_steps.extend(info["capture_step"][info["_capture_step"]].tolist())
+        capture_steps.extend(info["capture_step"][te].tolist())
         v_obs.append(o)
         v_rew.append(r)
         v_term.append(te)
@@ -106,11 +105,9 @@ def test_gymnasium_sync_vector_env_batches_every_info():
     rng = np.random.default_rng(0)
     mixed = False
     for _ in range(200):
-        *_, info = venv.step(rng.uniform(-1, 1, (8, 2)).astype(np.float32))
-        if "capture_step" in info:
-            done = info["_capture_step"]
-            caught = info["capture_step"][done] >= 0
-            mixed |= bool(caught.any() and (~caught).any())
+        _, _, done, _, info = venv.step(rng.uniform(-1, 1, (8, 2)).astype(np.float32))
+        caught = info["capture_step"][done] >= 0
+        mixed |= bool(caught.any() and (~caught).any())
     assert mixed
 
 
