@@ -128,7 +128,7 @@ def test_reset_mask_resets_only_selected_envs():
 def test_vector_bad_input():
     with pytest.raises(ValueError, match=r"num_envs must be an integer in \[1, 16777216\]"):
         gym.make_vec("steer_env/Pursuit-v0", num_envs=0)
-    with pytest.raises(ValueError, match="unknown argument"):
+    with pytest.raises(ValueError, match="unexpected keyword argument 'speeed'"):
         gym.make_vec("steer_env/Pursuit-v0", num_envs=2, speeed=3)
     with pytest.raises(ValueError, match=r"max_episode_steps must be an integer in \[1, "):
         gym.make_vec("steer_env/Pursuit-v0", num_envs=2, max_episode_steps=0)
