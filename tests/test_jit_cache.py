@@ -4,9 +4,9 @@ A copy of the package runs a kernel in fresh processes sharing one ``NUMBA_CACHE
 :func:`steer_env.core.combine.dither_candidate` reads ``FORCE_EPS``, a constant defined in
 another module (``core/behaviors.py``). numba's own cache looks only at the defining file,
 so editing the constant would keep running the old machine code; the stamp of
-:class:`~steer_env.core.jit.SteerCacheLocator` (a hash of the core sources, and of the engine sources too for engine code)
-must recompile instead. The edit keeps the file's size and mtime, so only the contents can
-tell.
+:class:`~steer_env.core.jit.SteerCacheLocator` (a hash of the core sources, and of the
+engine sources too for engine code) must recompile instead. The edit keeps the file's
+size and mtime, so only the contents can tell.
 """
 
 from __future__ import annotations

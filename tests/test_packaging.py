@@ -80,3 +80,19 @@ def test_benchmark_help_names_each_option_by_its_own_name():
         assert f"{option} {metavar}" in out
     for stale in ("ENVS]", "NUM_ENVS", "SYNC_ENVS", "MEMORY_ENVS", "SB3_ENVS"):
         assert f" {stale}" not in out.replace("_N_ENVS", "")
+
+
+def test_numba_has_an_upper_bound_and_the_suite_runs_within_it():
+    """The engine relies on numba internals (the cache locator, entry points without
+    reference counting), so the dependency is capped below the next minor release; a fresh
+    install takes the newest release within the cap, which is what this suite checks."""
+    import numba
+
+    tomllib = pytest.importorskip("tomllib")  # Python 3.11+
+    from packaging.requirements import Requirement
+    from packaging.version import Version
+
+    deps = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
+    (numba_req,) = [Requirement(d) for d in deps if Requirement(d).name == "numba"]
+    assert any(spec.operator == "<" for spec in numba_req.specifier)
+    assert Version(numba.__version__) in numba_req.specifier

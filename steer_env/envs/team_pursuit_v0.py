@@ -63,9 +63,11 @@ weights and ranges: ``wall_weight`` 3, ``feeler_length`` 2 m (pursuers),
 ``"rgb_array"``, ``"human"``) and ``max_cycles`` (PettingZoo's name for ``time_limit``;
 giving both with different values is an error).
 
-Bad actions (an agent missing, unknown or departed, a wrong shape, NaN or inf) raise
-``ValueError`` naming the agent, and nothing is simulated; after the episode has ended,
-``step({})`` returns empty dicts. ``observation_space(name)`` and ``action_space(name)``
+Bad actions (an agent in the game missing, an unknown name, a wrong shape, NaN or inf)
+raise ``ValueError`` naming the agent, and nothing is simulated. Actions for agents that
+have left the game are ignored, whatever they hold (as in :func:`vector_env`, and as
+batched wrappers such as TorchRL's send them); after the episode has ended a step returns
+empty dicts. ``observation_space(name)`` and ``action_space(name)``
 of a name that is not an agent raise ``UnknownAgentError`` (a ``KeyError`` and a
 ``ValueError``) listing the possible agents.
 """
@@ -201,9 +203,9 @@ class TeamPursuitEnv(ParallelEnv):
         return {name: obs[0, a].copy() for name, a in self._index.items()}, infos
 
     def step(self, actions: dict[str, Any]) -> tuple[dict, dict, dict, dict, dict]:
-        """Advance one step with an action for every agent in :attr:`agents`. After the
-        episode has ended (``agents`` empty), ``step({})`` returns empty dicts and an
-        action for any agent is an error, as for any agent that has left."""
+        """Advance one step with an action for every agent in :attr:`agents`. Actions for
+        agents that have left the game are ignored, whatever they hold; after the episode
+        has ended (``agents`` empty) a step returns empty dicts."""
         if not self._keyed:
             raise RuntimeError("call reset() before step()")
         act = self._actions_array(actions)
@@ -240,14 +242,17 @@ class TeamPursuitEnv(ParallelEnv):
 
     def _actions_array(self, actions: dict[str, Any]) -> NDArray[np.float64]:
         """``(1, k, 2)`` actions from the dict; departed agents' rows stay zero (the engine
-        ignores vehicles out of the game). Everything is checked before anything moves."""
+        ignores vehicles out of the game), whatever the dict holds for them, as the native
+        batch does (batched wrappers such as TorchRL's send an action for every agent).
+        Everything is checked before anything moves."""
         if not isinstance(actions, dict):
             raise ValueError(f"actions must be a dict of agent name -> action, got {actions!r}")
-        live = set(self.agents)
         for name in actions:
-            if name not in live:
-                why = "has left the game" if name in self._index else "is not an agent"
-                raise ValueError(f"action for {name!r}: that agent {why}; agents: {self.agents}")
+            if name not in self._index:
+                raise ValueError(
+                    f"action for {name!r}: that is not an agent; possible agents: "
+                    f"{self.possible_agents}"
+                )
         out = np.zeros((1, len(self.possible_agents), 2))
         for name in self.agents:
             if name not in actions:
