@@ -17,10 +17,7 @@ environments of one task, three ways, all in this process's measurement loop:
   ``E = 64`` on a 2-core, 23 GiB machine had not finished starting its workers after 9
   minutes, with 19 GiB of memory in use, so it is not the default.
 
-The single env is ``GymEnv(id)``, or, where GymEnv refuses the id with a ``TypeError``
-(TorchRL 0.14 retries without its ``frameskip`` keyword only for Python's own wording of
-that error), ``GymWrapper(gym.make(id))``, which is what GymEnv builds; the row's note
-says which.
+The single env is ``GymEnv(id)``.
 
 The policy replays actions drawn before the timed loop (uniform in [-1, 1]), so policy
 cost is nothing but a copy. Every repeat collects the same number of batches; the rows
@@ -56,17 +53,12 @@ def have() -> bool:
 
 
 def make_gym_env(env_id: str) -> Any:
-    """``GymEnv(env_id)``, or ``GymWrapper(gym.make(env_id))`` where GymEnv raises
-    ``TypeError``; importable by TorchRL's spawned workers (it registers the id)."""
-    import gymnasium as gym
-    from torchrl.envs import GymEnv, GymWrapper
+    """``GymEnv(env_id)``; importable by TorchRL's spawned workers (it registers the id)."""
+    from torchrl.envs import GymEnv
 
     import steer_env  # noqa: F401
 
-    try:
-        return GymEnv(env_id)
-    except TypeError:
-        return GymWrapper(gym.make(env_id))
+    return GymEnv(env_id)
 
 
 class Replay:
@@ -186,10 +178,7 @@ def run(
     env_id = f"steer_env/{env}-v0"
     agents = AGENTS[env]
     version = f"torchrl {torchrl.__version__}"
-    probe = make_gym_env(env_id)
-    single = "GymEnv(id)" if type(probe).__name__ == "GymEnv" else "GymWrapper(gym.make(id))"
-    probe.close()
-    single_note = f"{version}; single env {single}"
+    single_note = f"{version}; single env GymEnv(id)"
     prepared: list[Prepared] = []
     from gymnasium.vector import AutoresetMode
 

@@ -48,7 +48,7 @@ def test_torchrl_section_measures_the_three_routes(tmp_path):
         assert r["agents"] == 2 and r["substeps"] == 1
         assert r["name"] in proc.stdout
     for r in rows[2:]:
-        assert "single env GymEnv(id)" in r["note"] or "GymWrapper(gym.make(id))" in r["note"]
+        assert "single env GymEnv(id)" in r["note"]
     ratios = {q["name"]: q for q in result["ratios"]}
     for label in ("SerialEnv", "ParallelEnv"):
         q = ratios[

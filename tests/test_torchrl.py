@@ -1,13 +1,14 @@
 """TorchRL route: every front end through TorchRL's own wrappers, no mocks.
 
-* single env: ``GymWrapper(gym.make(id))``, infos read with ``auto_register_info_dict`` and
-  TorchRL's default reader given numpy values; ``GymEnv(id)`` itself and the default
-  reader on the raw infos are strict xfails naming why (what is left to fix in the env);
+* single env: ``torchrl.envs.GymEnv(id)``, infos read with ``auto_register_info_dict`` and
+  TorchRL's default reader given numpy values (the reader on the raw infos is a strict
+  xfail naming why);
 * native vector env: ``GymWrapper(gym.make_vec(id, 4, vectorization_mode=
   "vector_entry_point", autoreset_mode=...))`` for the two autoreset modes TorchRL accepts
   (SAME_STEP, DISABLED; it refuses NEXT_STEP, checked below);
 * team env: ``PettingZooWrapper(env=team_pursuit_v0.parallel_env(learned=...))`` for each
-  ``learned``, ``use_mask=True`` where agents can leave (evaders are captured).
+  ``learned``, ``use_mask=True`` where agents can leave (evaders are captured), and two
+  evaders of which one leaves mid-episode.
 
 Each: ``check_env_specs``, a seeded rollout that is the same tensors twice (and not with
 another seed), the infos in the tensordict; then a few PPO iterations (TorchRL's
@@ -122,9 +123,7 @@ class NumpyInfoReader(default_info_dict_reader):
 
 
 def single_env(env_id: str):
-    # GymWrapper(gym.make(id)) is what GymEnv(id) builds, once GymEnv can build it (below).
-    env = GymWrapper(gym.make(env_id))
-    return env.auto_register_info_dict(info_dict_reader=NumpyInfoReader())
+    return GymEnv(env_id).auto_register_info_dict(info_dict_reader=NumpyInfoReader())
 
 
 def test_the_env_spec_gives_the_episode_length():
@@ -132,17 +131,15 @@ def test_the_env_spec_gives_the_episode_length():
         assert gym.make(env_id).spec.max_episode_steps == EPISODE
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=TypeError,
-    reason="GymEnv passes frameskip=1 and retries without it only when the TypeError's "
-    "message contains \"unexpected keyword argument 'frameskip'\" "
-    "(torchrl/envs/libs/gym.py, ACCEPTED_TYPE_ERRORS); the env's UnknownArgumentError is a "
-    "TypeError but says \"unknown argument(s) 'frameskip'; ...\", so GymEnv re-raises it",
-)
 @pytest.mark.parametrize("env_id", IDS)
 def test_gymenv_builds_the_registered_id(env_id):
-    GymEnv(env_id).close()
+    """GymEnv passes ``frameskip=1`` and retries without it only on a TypeError worded as
+    Python's ("unexpected keyword argument 'frameskip'"): the env's unknown-argument error."""
+    env = GymEnv(env_id)
+    assert env.batch_size == torch.Size([]) and env.wrapper_frame_skip == 1
+    env.close()
+    with pytest.raises(TypeError, match="unexpected keyword argument 'no_such_argument'"):
+        gym.make(env_id, no_such_argument=1)
 
 
 @pytest.mark.xfail(
@@ -153,11 +150,11 @@ def test_gymenv_builds_the_registered_id(env_id):
     "'dtype'); numpy scalars (np.float64, np.bool_, np.int64) would pass",
 )
 def test_torchrl_default_info_reader_reads_the_single_env_infos():
-    GymWrapper(gym.make(IDS[0])).auto_register_info_dict()
+    GymEnv(IDS[0]).auto_register_info_dict()
 
 
 @pytest.mark.parametrize("env_id", IDS)
-def test_single_env_through_gymwrapper(env_id):
+def test_single_env_through_gymenv(env_id):
     env = single_env(env_id)
     check_env_specs(env)
     env.close()
@@ -311,22 +308,33 @@ def test_team_env_through_pettingzoowrapper(learned):
     assert td["next", "done"].any()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=ValueError,
-    reason="PettingZooWrapper sends an action for every agent of a group, also for one "
-    "that has left the game (a captured evader while another is still running); "
-    "team_pursuit_v0.parallel_env raises ValueError on such an action",
-)
-def test_team_env_with_an_evader_leaving_before_the_end():
-    env = PettingZooWrapper(
-        env=team_pursuit_v0.parallel_env(learned="evaders", n_evaders=2),
-        use_mask=True,
-        done_on_any=False,
-    )
-    env.set_seed(0)
-    torch.manual_seed(0)
-    env.rollout(4 * EPISODE, break_when_any_done=False)
+# seeds where a capture happens with random actions (random pursuers rarely capture)
+@pytest.mark.parametrize("learned,seed", [("evaders", 0), ("both", 3)])
+def test_team_env_with_an_evader_leaving_before_the_end(learned, seed):
+    """Two evaders: one is captured, the other runs on. PettingZooWrapper still sends the
+    departed evader an action (the env ignores it); its mask goes False while the episode
+    goes on (``done_on_any=False``: the env is done when every agent is)."""
+
+    def make():
+        return PettingZooWrapper(
+            env=team_pursuit_v0.parallel_env(learned=learned, n_evaders=2),
+            use_mask=True,
+            done_on_any=False,
+        )
+
+    env = make()
+    check_env_specs(env)
+    env.close()
+    a, b = (seeded_rollout(make, seed, 4 * EPISODE) for _ in range(2))
+    assert_same(a, b)
+    mask = a["next", "evader", "mask"]  # (T, 2)
+    done = a["next", "done"].squeeze(-1)
+    one_left = (mask.sum(-1) == 1) & ~done  # an evader gone, the episode still running
+    assert one_left.any()
+    t = int(one_left.nonzero()[0])
+    gone = int((~mask[t]).nonzero()[0])
+    assert a["next", "evader", "done"][t, gone].item()
+    assert a["next", "evader", "info", "evaders_left"][t, 1 - gone].item() == 1
 
 
 # --------------------------------------------------------------------------- PPO
@@ -362,7 +370,7 @@ def ppo_iterations(env, actor, critic, loss, iterations: int, frames: int) -> li
 
 def test_ppo_on_the_single_env():
     torch.manual_seed(0)
-    env = GymWrapper(gym.make(IDS[0]))
+    env = GymEnv(IDS[0])
     env.set_seed(0)
     obs_dim = env.observation_spec["observation"].shape[-1]
     act_dim = env.action_spec.shape[-1]
