@@ -57,9 +57,10 @@ class SeededVectorEnv(VectorWrapper):
     any seeded ``reset`` with its own per-sub-env seeds.
 
     Infos keep only what RLlib uses and the episode metrics need (``is_success`` and
-    ``capture_step`` on final steps): RLlib converts every step's info dict into one dict
-    per sub-env and stores them in its episodes, and the per-step ``distance`` and
-    ``reward_terms`` arrays would only add Python work per sub-env.
+    ``capture_step``, on steps where an episode ends, masked to those sub-envs): RLlib
+    converts every step's info dict into one dict per sub-env and stores them in its
+    episodes, and the per-step ``distance`` and reward-term arrays would only add Python
+    work per sub-env.
     """
 
     def __init__(self, env: Any) -> None:
@@ -85,7 +86,12 @@ class SeededVectorEnv(VectorWrapper):
         # RLlib's own per-sub-env unsquash/clip connector is switched off (see
         # agents.rllib_training) because it costs more than the whole simulation.
         obs, reward, terminated, truncated, info = self.env.step(np.clip(actions, -1.0, 1.0))
-        keep = {k: v for k, v in info.items() if k.lstrip("_") in ("is_success", "capture_step")}
+        ended = terminated | truncated
+        keep: dict[str, Any] = {}
+        if ended.any():
+            for name in ("is_success", "capture_step"):
+                keep[name] = info[name]
+                keep[f"_{name}"] = ended
         return obs, reward, terminated, truncated, keep
 
 

@@ -114,8 +114,9 @@ def trained_timesteps(algo: str, hp: dict[str, Any], n_envs: int, remaining: int
 
 
 def env_tag(env_id: str) -> str:
-    """``Pursuit-v0`` for ``steer_env/Pursuit-v0`` (for run names)."""
-    return env_id.split("/")[-1]
+    """The task's short name for run folders: ``pursuit`` for ``steer_env/Pursuit-v0``
+    (``python -m agents.compare`` names its folders the same way)."""
+    return ENV_SHORT.get(env_id, env_id.split("/")[-1])
 
 
 def default_timesteps(algo: str, env_id: str) -> int:

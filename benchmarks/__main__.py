@@ -93,12 +93,14 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument(
         "--tasks",
         dest="envs",
+        metavar="TASKS",
         default="Pursuit,Evasion",
         help="steer-env tasks to measure, comma-separated (default Pursuit,Evasion)",
     )
     p.add_argument(
         "--n-envs",
         dest="num_envs",
+        metavar="N_ENVS",
         type=_ints,
         default=[1, 64, 1024, 8192],
         help="env counts of the vector env / VMAS / floor rows (default 1,64,1024,8192)",
@@ -106,6 +108,7 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument(
         "--sync-n-envs",
         dest="sync_envs",
+        metavar="SYNC_N_ENVS",
         type=_ints,
         default=[64, 1024],
         help="env counts of the SyncVectorEnv rows (default 64,1024)",
@@ -113,6 +116,7 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument(
         "--memory-n-envs",
         dest="memory_envs",
+        metavar="MEMORY_N_ENVS",
         type=_ints,
         default=[65536],
         help="env counts of the memory figure (default 65536)",
@@ -126,6 +130,7 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument(
         "--sb3-n-envs",
         dest="sb3_envs",
+        metavar="SB3_N_ENVS",
         type=positive_int,
         default=16,
         help="env count of the PPO rows (default 16)",

@@ -58,9 +58,10 @@ def test_sb3_env_checker_passes_without_warnings(env_id):
 
 @pytest.mark.parametrize("env_id", IDS)
 def test_no_time_limit_wrapper_is_registered(env_id):
-    """The env ends its episodes itself at time_limit; Gymnasium adds no TimeLimit."""
+    """The env ends its episodes itself at time_limit, and its spec says so; Gymnasium adds
+    no TimeLimit of its own (one would cut episodes of a longer explicit time_limit)."""
     env = gym.make(env_id)
-    assert env.spec.max_episode_steps is None
+    assert env.spec.max_episode_steps == 100
     assert env.unwrapped.config.time_limit == 100
     wrapper = env
     while isinstance(wrapper, gym.Wrapper):
@@ -231,7 +232,8 @@ def test_pursuit_capture_terminates_with_success_and_step():
     _obs, reward, term, trunc, info = env.step(np.zeros(2, dtype=np.float32))
     assert term and not trunc
     assert reward == 1.0
-    assert info["reward_terms"] == {"capture": 1.0, "escape": 0.0, "shaping": 0.0}
+    terms = (info["reward_capture"], info["reward_escape"], info["reward_shaping"])
+    assert terms == (1.0, 0.0, 0.0)
     assert info["is_success"] is True
     assert info["capture_step"] == 1
 
@@ -290,7 +292,7 @@ def test_evasion_survival_earns_plus_one_on_the_last_step():
         rewards.append(reward)
     assert term and not trunc
     assert rewards == [0.0, 0.0, 0.0, 0.0, 1.0]
-    assert info["reward_terms"]["escape"] == 1.0
+    assert info["reward_escape"] == 1.0
     assert info["is_success"] is True and info["capture_step"] == -1
 
 
@@ -305,9 +307,9 @@ def test_shaping_is_potential_based(env_id, sign):
     while True:
         _, reward, term, trunc, info = env.step(rng.uniform(-1, 1, 2).astype(np.float32))
         phi_next = 0.0 if term else sign * 2.0 * info["distance"] / diag
-        assert info["reward_terms"]["shaping"] == pytest.approx(gamma * phi_next - phi, abs=1e-12)
-        terms = info["reward_terms"]
-        assert reward == pytest.approx(terms["capture"] + terms["escape"] + terms["shaping"])
+        assert info["reward_shaping"] == pytest.approx(gamma * phi_next - phi, abs=1e-12)
+        terms = info["reward_capture"] + info["reward_escape"] + info["reward_shaping"]
+        assert reward == pytest.approx(terms)
         phi = phi_next
         if term or trunc:
             break
@@ -340,9 +342,9 @@ def test_shaping_changes_every_return_by_a_constant_of_the_start_state(env_id, s
     assert returns[0] - returns[1] == pytest.approx(-phi0, abs=1e-12)
 
 
-def test_one_episode_length_knob_on_every_path():
-    """time_limit and Gymnasium's max_episode_steps are one knob: every path honours either,
-    and two that disagree are an error."""
+def test_episode_length_on_every_path():
+    """time_limit is the task's episode length on every path; Gymnasium's
+    max_episode_steps keeps its meaning (an outer cut, a truncation) on every path too."""
     import gymnasium as gym
 
     def length(env):
@@ -352,26 +354,31 @@ def test_one_episode_length_knob_on_every_path():
             steps += 1
             _, _, term, trunc, _ = env.step(np.zeros(2, dtype=np.float32))
             if term or trunc:
-                return steps
+                return steps, bool(term), bool(trunc)
 
     def vec_length(venv):
         venv.reset(seed=0)
         for steps in range(1, 1000):
             _, _, term, trunc, _ = venv.step(np.zeros((1, 2), dtype=np.float32))
             if term[0] or trunc[0]:
-                return steps
+                return steps, bool(term[0]), bool(trunc[0])
 
     pid = "steer_env/Pursuit-v0"
     far = {"capture_radius": 0.01, "opponent_max_speed": 0.01, "agent_max_speed": 0.01}
-    assert length(gym.make(pid, **far)) == 100
-    assert length(gym.make(pid, time_limit=150, **far)) == 150
-    assert length(gym.make(pid, max_episode_steps=130, **far)) == 130
-    assert length(gym.make(pid, max_episode_steps=120, time_limit=120, **far)) == 120
-    with pytest.raises(ValueError, match="max_episode_steps=200"):
-        gym.make(pid, max_episode_steps=200, time_limit=100, **far).reset(seed=0)
-    assert vec_length(gym.make_vec(pid, 1, max_episode_steps=140, **far)) == 140
-    sync = gym.make_vec(pid, 1, vectorization_mode="sync", max_episode_steps=140, **far)
-    assert vec_length(sync) == 140
+    assert length(gym.make(pid, **far)) == (100, True, False)
+    assert length(gym.make(pid, time_limit=150, **far)) == (150, True, False)
+    assert length(gym.make(pid, max_episode_steps=60, **far)) == (60, False, True)
+    assert length(gym.make(pid, max_episode_steps=130, **far)) == (100, True, False)
+    for mode in ("vector_entry_point", "sync"):
+        assert vec_length(gym.make_vec(pid, 1, vectorization_mode=mode, **far)) == (
+            100,
+            True,
+            False,
+        )
+        venv = gym.make_vec(pid, 1, vectorization_mode=mode, max_episode_steps=60, **far)
+        assert vec_length(venv) == (60, False, True)
+        venv = gym.make_vec(pid, 1, vectorization_mode=mode, time_limit=140, **far)
+        assert vec_length(venv) == (140, True, False)
 
 
 def test_shaping_off_gives_sparse_reward():

@@ -226,11 +226,16 @@ def test_cli_user_mistakes_give_one_line_errors(args, tmp_path):
     assert list(tmp_path.iterdir()) == []
 
 
-def test_cli_missing_output_directory(tmp_path, capsys):
-    status = gallery.main(["seek", "--steps", "2", "--out", str(tmp_path / "nope" / "a.gif")])
-    err = capsys.readouterr().err
-    assert status != 0
-    assert "does not exist" in err and len(err.strip().splitlines()) == 1
+def test_cli_creates_missing_output_folders(tmp_path):
+    """As ``python -m agents.render --out`` does: missing folders of --out are made."""
+    from agents import render
+
+    out = tmp_path / "nope" / "deeper" / "a.gif"
+    assert gallery.main(["seek", "--steps", "2", "--out", str(out)]) == 0
+    assert out.is_file()
+    other = tmp_path / "also" / "missing" / "b.png"
+    assert render.main(["--agent", "classic", "--out", str(other)]) == 0
+    assert other.is_file()
 
 
 def test_cli_list_and_missing_behavior(capsys):

@@ -4,9 +4,9 @@ A copy of the package runs a kernel in fresh processes sharing one ``NUMBA_CACHE
 :func:`steer_env.core.combine.dither_candidate` reads ``FORCE_EPS``, a constant defined in
 another module (``core/behaviors.py``). numba's own cache looks only at the defining file,
 so editing the constant would keep running the old machine code; the stamp of
-:class:`~steer_env.core.jit.SteerCacheLocator` (a hash of every core and engine source)
-must recompile instead. The edit keeps the file's size and mtime, so only the contents can
-tell.
+:class:`~steer_env.core.jit.SteerCacheLocator` (a hash of the core sources, and of the
+engine sources too for engine code) must recompile instead. The edit keeps the file's
+size and mtime, so only the contents can tell.
 """
 
 from __future__ import annotations
@@ -74,3 +74,48 @@ def test_editing_a_constant_in_another_core_module_recompiles(tmp_path):
     assert third == {"wins": False, "hits": 0, "misses": 1}
     # And the recompiled code is cached in turn.
     assert _run(root, cache) == {"wins": False, "hits": 1, "misses": 0}
+
+    # An engine edit leaves the library's machine code valid: still a cache hit.
+    step_py = root / "steer_env" / "engine" / "step.py"
+    step_py.write_text(step_py.read_text() + "\n# an edit\n")
+    assert _run(root, cache) == {"wins": False, "hits": 1, "misses": 0}
+
+
+STAMP_SCRIPT = """
+import json, sys
+sys.path.insert(0, sys.argv[1])
+from pathlib import Path
+from steer_env.core import jit
+root = Path(sys.argv[1]) / "steer_env"
+locate = lambda f: jit.SteerCacheLocator(jit.source_stamp, str(root / f), "").get_source_stamp()
+print(json.dumps({"core": locate("core/physics.py"), "engine": locate("engine/step.py")}))
+"""
+
+
+def _stamps(root: Path) -> dict:
+    out = subprocess.run(
+        [sys.executable, "-c", STAMP_SCRIPT, str(root)],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def test_engine_code_is_stamped_by_core_and_engine_sources_the_library_by_core(tmp_path):
+    src = Path(steer_env.__file__).parent
+    root = tmp_path / "pkg"
+    shutil.copytree(src, root / "steer_env", ignore=shutil.ignore_patterns("__pycache__"))
+    before = _stamps(root)
+    engine_py = root / "steer_env" / "engine" / "layout.py"
+    engine_py.write_text(engine_py.read_text() + "\n# an engine edit\n")
+    after_engine = _stamps(root)
+    assert after_engine["core"] == before["core"]
+    assert after_engine["engine"] != before["engine"]
+    core_py = root / "steer_env" / "core" / "options.py"
+    core_py.write_text(core_py.read_text() + "\n# a core edit\n")
+    after_core = _stamps(root)
+    assert after_core["core"] != after_engine["core"]
+    assert after_core["engine"] != after_engine["engine"]

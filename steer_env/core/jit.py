@@ -10,8 +10,10 @@ kernel of another module, or reads a constant defined elsewhere, has that code a
 constant compiled into it, so editing the other module would silently keep running the old
 machine code. :class:`SteerCacheLocator` claims every function defined under
 ``steer_env/core`` or ``steer_env/engine`` and stamps its cache with a SHA-256 of the
-contents of every ``.py`` file in those two directories: any edit there invalidates the
-cache of every kernel, which is then recompiled on first use.
+contents of every ``.py`` file its code can read: ``core``'s for the library's kernels and
+loops, ``core``'s and ``engine``'s for the engine. Any edit there invalidates the cache of
+every function that could have compiled it in, which is then recompiled on first use; an
+engine edit leaves the library's cache valid.
 
 ``NUMBA_DISABLE_JIT=1`` runs every kernel as plain Python (slowly, with the same results).
 """
@@ -25,33 +27,41 @@ from pathlib import Path
 import numba
 from numba.core import caching, config
 
-#: Directories whose .py files stamp the cache (the engine one may not exist yet).
+#: The compiled code's two folders. The numpy library's kernels and loops live in ``core``
+#: and read only ``core``; the engine (``engine``) compiles ``core``'s kernels into its
+#: step. So a function of ``core`` is stamped by ``core``'s sources, and one of ``engine``
+#: by both: an engine edit recompiles the engine, not the library.
 _PACKAGE = Path(__file__).resolve().parent.parent
-STAMPED_DIRS = (_PACKAGE / "core", _PACKAGE / "engine")
+CORE_DIR = _PACKAGE / "core"
+ENGINE_DIR = _PACKAGE / "engine"
+#: Folder of the defining file -> the folders whose sources stamp its functions.
+STAMPS = {CORE_DIR: (CORE_DIR,), ENGINE_DIR: (CORE_DIR, ENGINE_DIR)}
+STAMPED_DIRS = tuple(STAMPS)
 
 _stamp_memo: dict[tuple, str] = {}
 
 
-def _stamped_files() -> list[Path]:
+def _stamped_files(dirs: tuple[Path, ...]) -> list[Path]:
     files: list[Path] = []
-    for d in STAMPED_DIRS:
+    for d in dirs:
         if d.is_dir():
             files.extend(sorted(d.rglob("*.py")))
     return files
 
 
-def source_stamp() -> str:
+def source_stamp(dirs: tuple[Path, ...] = (CORE_DIR, ENGINE_DIR)) -> str:
     """SHA-256 (hex) of the relative paths and contents of every ``.py`` file under
-    ``steer_env/core`` and ``steer_env/engine``.
+    ``dirs`` (by default ``steer_env/core`` and ``steer_env/engine``).
 
     Memoised on every file's (path, mtime, size), so it is re-hashed when a file changes
-    while the process runs, and computed about once per process otherwise."""
-    files = _stamped_files()
+    while the process runs, and computed about once per process and set of folders
+    otherwise."""
+    files = _stamped_files(dirs)
     key = []
     for f in files:
         st = f.stat()
         key.append((str(f), st.st_mtime_ns, st.st_size))
-    memo_key = tuple(key)
+    memo_key = (dirs, tuple(key))
     stamp = _stamp_memo.get(memo_key)
     if stamp is None:
         h = hashlib.sha256()
@@ -62,17 +72,26 @@ def source_stamp() -> str:
             h.update(len(data).to_bytes(8, "little"))
             h.update(data)
         stamp = h.hexdigest()
-        _stamp_memo.clear()
+        for old in [k for k in _stamp_memo if k[0] == dirs]:
+            del _stamp_memo[old]
         _stamp_memo[memo_key] = stamp
     return stamp
 
 
-def _claims(py_file: str) -> bool:
+def _stamp_dirs(py_file: str) -> tuple[Path, ...] | None:
+    """The folders whose sources stamp the functions of ``py_file`` (None: not ours)."""
     try:
         path = Path(py_file).resolve()
     except OSError:
-        return False
-    return any(path.is_relative_to(d) for d in STAMPED_DIRS)
+        return None
+    for folder, dirs in STAMPS.items():
+        if path.is_relative_to(folder):
+            return dirs
+    return None
+
+
+def _claims(py_file: str) -> bool:
+    return _stamp_dirs(py_file) is not None
 
 
 class SteerCacheLocator(caching._CacheLocator):
@@ -80,18 +99,20 @@ class SteerCacheLocator(caching._CacheLocator):
 
     Where: ``NUMBA_CACHE_DIR`` when set, else ``__pycache__`` next to the source file, else
     numba's user-wide cache directory (the first writable one). Freshness:
-    :func:`source_stamp`, the hash of the whole core and engine sources."""
+    :func:`source_stamp`, the hash of the core sources for a function of ``core``, of the
+    core and engine sources for one of ``engine``."""
 
     def __init__(self, py_func, py_file: str, cache_path: str) -> None:
         self._py_file = py_file
         self._lineno = py_func.__code__.co_firstlineno
         self._cache_path = cache_path
+        self._stamp_dirs = _stamp_dirs(py_file)
 
     def get_cache_path(self) -> str:
         return self._cache_path
 
     def get_source_stamp(self) -> str:
-        return source_stamp()
+        return source_stamp(self._stamp_dirs)
 
     def get_disambiguator(self) -> str:
         return str(self._lineno)

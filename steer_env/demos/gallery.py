@@ -751,9 +751,7 @@ def main(argv: list[str] | None = None) -> int:
                 pass
             return 0
         check_animation_path(args.out)
-        directory = os.path.dirname(os.path.abspath(args.out))
-        if not os.path.isdir(directory):
-            return _fail(f"output directory {directory!r} does not exist", 2)
+        # Missing folders are created, as by every command that writes a file here.
         if os.path.isdir(args.out):
             return _fail(f"--out {args.out!r} is a directory", 2)
         write_animation(

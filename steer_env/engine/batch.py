@@ -274,10 +274,10 @@ class Batch:
         obstacles: NDArray[np.floating] | None = None,
         path: NDArray[np.floating] | None = None,
     ) -> None:
-        if isinstance(num_envs, bool) or not isinstance(num_envs, int | np.integer):
-            raise ValueError(f"num_envs must be an integer >= 1, got {num_envs!r}")
-        if num_envs < 1:
-            raise ValueError(f"num_envs must be an integer >= 1, got {num_envs!r}")
+        # (steer_env.tasks imports this module: the range is read at call time.)
+        from steer_env.tasks.config import check_num_envs
+
+        check_num_envs(num_envs)
         self.roster = tuple(roster)
         self.world = world
         self.scene = (_scene_array("obstacles", obstacles, 3), _scene_array("path", path, 2))
@@ -382,10 +382,9 @@ class Batch:
         Returns the observations ``(E, k, obs_dim)`` (into ``out`` when given; rows of
         other environments are left as they are)."""
         envs = self._all if envs is None else np.ascontiguousarray(envs, dtype=np.int64).reshape(-1)
-        if out is None:
-            out = np.zeros((self.num_envs, self.n_agents, self.obs_dim), dtype=np.float32)
+        out, given = self._observation_buffer(out)
         if envs.size == 0:
-            return out
+            return self._deliver(out, given)
         if keys is not None:
             self.state.key[envs] = keys
             self.state.counter[envs] = 0
@@ -402,7 +401,7 @@ class Batch:
                 out,
             ),
         )
-        return out
+        return self._deliver(out, given)
 
     def step(
         self, actions: Array, active: NDArray[np.bool_] | None = None, reuse: bool = False
@@ -427,8 +426,15 @@ class Batch:
             and actions.flags.c_contiguous
             and actions.flags.writeable
         ):
-            # The compiled entry takes exactly this type: C-contiguous, writeable float64.
-            actions = np.array(np.broadcast_to(np.asarray(actions, dtype=np.float64), shape))
+            # The compiled entry takes exactly this type: C-contiguous, writeable, native
+            # float64. Its machine-code entry is fixed to the first call's layout, so an
+            # array of any other order, strides or byte order must become this one (a copy
+            # that kept a Fortran order would be read as if it were C: wrong agents).
+            actions = np.array(
+                np.broadcast_to(np.asarray(actions, dtype=np.float64), shape),
+                dtype=np.float64,
+                order="C",
+            )
         if active is None:
             active = self._every
         else:
@@ -462,10 +468,42 @@ class Batch:
         """Observations ``(E, k, obs_dim)`` of the current state (rows ``envs`` only, into
         ``out`` when given)."""
         envs = self._all if envs is None else np.ascontiguousarray(envs, dtype=np.int64).reshape(-1)
-        if out is None:
-            out = np.zeros((self.num_envs, self.n_agents, self.obs_dim), dtype=np.float32)
+        out, given = self._observation_buffer(out)
         self._call("observe", (self.state, self.vehicles, self._world, self.agent_index, envs, out))
-        return out
+        return self._deliver(out, given)
+
+    def _observation_buffer(
+        self, out: NDArray[np.floating] | None
+    ) -> tuple[NDArray[np.float32], NDArray[np.floating] | None]:
+        """The buffer the compiled code writes observations into, and the caller's ``out``
+        when that is not it. The compiled entries take exactly a C-contiguous, writeable,
+        native float32 ``(E, k, obs_dim)`` array; any other ``out`` of that shape (another
+        order, strides, byte order or float dtype) is filled through such a copy."""
+        shape = (self.num_envs, self.n_agents, self.obs_dim)
+        if out is None:
+            return np.zeros(shape, dtype=np.float32), None
+        if not isinstance(out, np.ndarray) or out.shape != shape or out.dtype.kind != "f":
+            got = (
+                f"{out.dtype} array of shape {out.shape}"
+                if isinstance(out, np.ndarray)
+                else type(out).__name__
+            )
+            raise ValueError(f"out must be a float array of shape {shape}, got {got}")
+        if not out.flags.writeable:
+            raise ValueError("out must be writeable (a read-only array was passed)")
+        if type(out) is np.ndarray and out.dtype == np.float32 and out.flags.c_contiguous:
+            return out, None
+        # Rows the call does not write keep the caller's values.
+        return np.array(out, dtype=np.float32, order="C"), out
+
+    @staticmethod
+    def _deliver(
+        buffer: NDArray[np.float32], given: NDArray[np.floating] | None
+    ) -> NDArray[np.floating]:
+        if given is None:
+            return buffer
+        given[...] = buffer
+        return given
 
     def scripted_forces(self) -> Array:
         """``(E, n, 2)`` the steering forces the scripted vehicles' strategies ask for in the

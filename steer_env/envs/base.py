@@ -4,7 +4,7 @@ one-environment :class:`~steer_env.engine.batch.Batch` of a registered task
 
 from __future__ import annotations
 
-import inspect
+import dataclasses
 import math
 import numbers
 from typing import Any, ClassVar
@@ -12,6 +12,7 @@ from typing import Any, ClassVar
 import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
+from gymnasium.envs.registration import EnvSpec
 from gymnasium.error import ResetNeeded
 from numpy.typing import NDArray
 
@@ -99,10 +100,10 @@ class SteerEnv(gym.Env[NDArray[np.float32], NDArray[np.float32]]):
         "render_fps": RENDER_FPS,
     }
     task: ClassVar[Task]
+    _given_spec: EnvSpec | None = None
 
     def __init__(self, render_mode: str | None = None, **kwargs: Any) -> None:
         self.config = make_config(self.task.default_config, kwargs)
-        self._time_limit_given = "time_limit" in kwargs
         validate_render_mode(render_mode, self.metadata["render_modes"])
         self.render_mode = render_mode
         self.batch = self._make_batch(self.config)
@@ -112,7 +113,6 @@ class SteerEnv(gym.Env[NDArray[np.float32], NDArray[np.float32]]):
         )
         self._needs_reset = True
         self._keyed = False  # whether a reset has keyed the episode stream yet
-        self._checked_wrappers = False
         self._renderer = None
         self._trails = None
 
@@ -176,39 +176,30 @@ class SteerEnv(gym.Env[NDArray[np.float32], NDArray[np.float32]]):
         return int(self.batch.state.steps[0])
 
     # --- episode length ------------------------------------------------------------------
-    def _adopt_outer_time_limit(self) -> None:
-        """Make a Gymnasium ``TimeLimit`` wrapper around this env and ``time_limit`` agree.
+    @property
+    def spec(self) -> EnvSpec | None:
+        """The :class:`~gymnasium.envs.registration.EnvSpec` that ``gym.make`` gave this
+        env, with ``max_episode_steps`` set to the task's ``time_limit``: the length of
+        every episode, which this env ends itself (a termination: time is observed).
 
-        ``gym.make(id, max_episode_steps=N)`` consumes ``N`` and wraps the env in
-        ``TimeLimit(N)`` without telling the env. The time limit is part of this task (it
-        is observed, it pays the escape reward, it ends the episode), so on the first
-        reset the env looks for that wrapper among its callers: with no explicit
-        ``time_limit`` it adopts ``N``; with a different explicit one it raises
-        ``ValueError`` instead of silently cutting or stretching episodes."""
-        self._checked_wrappers = True
-        frame = inspect.currentframe()
-        outer = None
-        depth = 0
-        while frame is not None and depth < 64:
-            owner = frame.f_locals.get("self")
-            if isinstance(owner, gym.wrappers.TimeLimit) and owner.unwrapped is self:
-                outer = owner
-            frame = frame.f_back
-            depth += 1
-        del frame
-        if outer is None:
-            return
-        steps = int(outer._max_episode_steps)
-        if steps == self.config.time_limit:
-            return
-        if self._time_limit_given:
-            raise ValueError(
-                f"max_episode_steps={steps} (a TimeLimit wrapper) disagrees with "
-                f"time_limit={self.config.time_limit}: pass only one of them"
-            )
-        self.config = make_config(self.config, {"time_limit": steps})
-        self.batch = self._make_batch(self.config)
-        self._keyed = False
+        No ``max_episode_steps`` is registered for the ids: ``gym.make`` would then wrap
+        every env in a ``TimeLimit`` of that many steps without telling the env, and cut
+        episodes of a longer explicit ``time_limit``. ``gym.make(id,
+        max_episode_steps=N)`` adds Gymnasium's own ``TimeLimit(N)``, which truncates
+        longer episodes (``truncated=True``) like any outer wrapper."""
+        given = self._given_spec
+        if given is None:
+            return None
+        steps = self.config.time_limit
+        if given.max_episode_steps != steps:
+            kwargs = {**given.kwargs, "time_limit": steps}
+            given = dataclasses.replace(given, max_episode_steps=steps, kwargs=kwargs)
+            self._given_spec = given
+        return given
+
+    @spec.setter
+    def spec(self, value: EnvSpec | None) -> None:
+        self._given_spec = value
 
     # --- Gymnasium API ----------------------------------------------------------------
     def reset(
@@ -220,8 +211,6 @@ class SteerEnv(gym.Env[NDArray[np.float32], NDArray[np.float32]]):
         if seed is not None:
             seed = validate_seed(seed)
         super().reset(seed=None if seed is None else _gym_seed(seed))
-        if not self._checked_wrappers:
-            self._adopt_outer_time_limit()
         keys = None
         if seed is not None:
             keys = streams.key_from_seed(seed)
@@ -235,7 +224,15 @@ class SteerEnv(gym.Env[NDArray[np.float32], NDArray[np.float32]]):
             self._trails.reset(self.batch.state.position[0])
         if self.render_mode == "human":
             self.render()
-        return obs[0, 0], {"distance": float(self.batch.nearest_opponent_distance()[0, 0])}
+        info = {
+            "distance": float(self.batch.nearest_opponent_distance()[0, 0]),
+            "reward_capture": 0.0,
+            "reward_escape": 0.0,
+            "reward_shaping": 0.0,
+            "is_success": False,
+            "capture_step": -1,
+        }
+        return obs[0, 0], info
 
     def step(self, action: Any) -> tuple[NDArray[np.float32], float, bool, bool, dict[str, Any]]:
         if self._needs_reset:
@@ -253,20 +250,23 @@ class SteerEnv(gym.Env[NDArray[np.float32], NDArray[np.float32]]):
             buf[0, 0] = validate_actions(action, (2,))
         result = self.batch.step(buf, reuse=True)
         row = result.row(0, 0)
-        info: dict[str, Any] = {
-            "distance": row.distance,
-            "reward_terms": {
-                "capture": row.capture,
-                "escape": row.escape,
-                "shaping": row.shaping,
-            },
-        }
         terminated = row.terminated
+        success = False
+        capture_step = -1
         if row.done:
             self._needs_reset = True
             captured = row.captures > 0 or row.captured
-            info["is_success"] = self.task.is_success(bool(captured))
-            info["capture_step"] = int(self.batch.state.steps[0]) if captured else -1
+            success = self.task.is_success(bool(captured))
+            if captured:
+                capture_step = int(self.batch.state.steps[0])
+        info: dict[str, Any] = {
+            "distance": row.distance,
+            "reward_capture": row.capture,
+            "reward_escape": row.escape,
+            "reward_shaping": row.shaping,
+            "is_success": success,
+            "capture_step": capture_step,
+        }
         if self._trails is not None:
             self._trails.push(self.batch.state.position[0])
         if self.render_mode == "human":

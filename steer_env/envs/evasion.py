@@ -66,7 +66,8 @@ class EvasionEnv(SteerEnv):
       changing the optimal policy when ``shaping_gamma`` equals the learner's discount
       (``train.py`` sets it so).
 
-    The terms are reported in ``info["reward_terms"]``.
+    The terms are reported in ``info["reward_capture"]``, ``info["reward_escape"]`` and
+    ``info["reward_shaping"]``.
 
     ## Starting State
 
@@ -81,10 +82,23 @@ class EvasionEnv(SteerEnv):
       is part of the task (time is observed and the episode's end is known to the agent),
       so it is reported as a termination, not a truncation: value bootstrapping stops there.
       Without a capture on that step this is an escape (``info["is_success"] = True``).
-    * ``truncated`` is always ``False`` unless an outer wrapper cuts the episode.
+    * ``truncated`` is always ``False`` unless an outer wrapper cuts the episode
+      (``gym.make(..., max_episode_steps=N)`` adds Gymnasium's ``TimeLimit(N)``).
 
-    The final ``info`` also holds ``capture_step``: the step of capture, or ``-1`` when there
-    was none (an int either way, so Gymnasium's ``SyncVectorEnv`` can batch it).
+    ``env.spec.max_episode_steps`` is ``time_limit``: every episode lasts at most that long.
+
+    ## Info
+
+    Every ``info``, from ``reset`` on, holds the same keys (flat, fixed types):
+
+    | Key | Type | Meaning |
+    |---|---|---|
+    | ``distance`` | float | m from the agent to the nearest opponent |
+    | ``reward_capture`` | float | the capture term of this step's reward (0.0 at reset) |
+    | ``reward_escape`` | float | the escape term |
+    | ``reward_shaping`` | float | the shaping term |
+    | ``is_success`` | bool | on the final step, the outcome; ``False`` before it |
+    | ``capture_step`` | int | on the final step, the step of capture; ``-1`` otherwise |
 
     ## Arguments
 
@@ -121,9 +135,9 @@ class EvasionEnv(SteerEnv):
     | ``max_prediction_time`` | (0, 10^6] s | 3 |
     | ``opponent_strategy`` | a name of the opponents' strategies, or a ``Strategy`` | classic |
 
-    The episode length has one knob: ``time_limit``. ``gym.make(..., max_episode_steps=N)``
-    and ``gym.make_vec(..., max_episode_steps=N)`` set it too; giving both with different
-    values raises ``ValueError``.
+    The episode length is ``time_limit``. ``gym.make(..., max_episode_steps=N)`` and
+    ``gym.make_vec(..., max_episode_steps=N)`` keep Gymnasium's meaning: an episode still
+    running after ``N`` steps is truncated (``truncated=True``), the task unchanged.
 
     ``render_mode``: ``"human"`` (a pygame window at 10 fps) or ``"rgb_array"`` (an
     ``(H, W, 3)`` uint8 frame, headless), both needing ``pip install "steer-env[render]"``.

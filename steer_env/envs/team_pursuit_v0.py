@@ -40,10 +40,14 @@ scripted roles     evaders: ``"flow"`` (wall avoidance, evade every pursuer with
                    bearings, then pursuit); see :mod:`steer_env.tasks.team_pursuit`
 episode end        every evader captured, or ``time_limit`` steps (``max_cycles``): both
                    terminations (time is observed); ``truncations`` are always False
-infos              ``reward_terms`` (``capture``, ``escape``, ``shaping``), ``distance`` (m
-                   to the nearest opponent), ``captured`` (this agent), team metrics
-                   ``captures`` (this step), ``evaders_captured``, ``evaders_left``, and
-                   at the end ``capture_steps`` (step each evader was captured, -1 if not)
+infos              the same keys at reset and every step, per agent: ``distance`` (m to
+                   the nearest opponent), ``reward_capture``, ``reward_escape``,
+                   ``reward_shaping`` (the reward's terms), ``captured`` (this agent),
+                   team metrics ``captures`` (this step), ``evaders_captured``,
+                   ``evaders_left`` and ``capture_steps`` (``(M,)`` int64: the step
+                   each evader was captured, -1 while it plays)
+state              ``state()``: every vehicle's position, velocity and in-game flag,
+                   ``(5 (N + M),)`` float32, within ``state_space``
 ================== ===================================================================
 
 Arguments (keyword, validated; ``ValueError`` names the argument and its range): every
@@ -59,8 +63,13 @@ weights and ranges: ``wall_weight`` 3, ``feeler_length`` 2 m (pursuers),
 ``"rgb_array"``, ``"human"``) and ``max_cycles`` (PettingZoo's name for ``time_limit``;
 giving both with different values is an error).
 
-Bad actions (an agent missing, unknown or departed, a wrong shape, NaN or inf) raise
-``ValueError`` naming the agent, and nothing is simulated.
+Bad actions (an agent in the game missing, an unknown name, a wrong shape, NaN or inf)
+raise ``ValueError`` naming the agent, and nothing is simulated. Actions for agents that
+have left the game are ignored, whatever they hold (as in :func:`vector_env`, and as
+batched wrappers such as TorchRL's send them); after the episode has ended a step returns
+empty dicts. ``observation_space(name)`` and ``action_space(name)``
+of a name that is not an agent raise ``UnknownAgentError`` (a ``KeyError`` and a
+``ValueError``) listing the possible agents.
 """
 
 from __future__ import annotations
@@ -71,8 +80,8 @@ import numpy as np
 from gymnasium import spaces
 from numpy.typing import NDArray
 from pettingzoo import AECEnv, ParallelEnv
-from pettingzoo.utils import parallel_to_aec
 from pettingzoo.utils.conversions import parallel_to_aec_wrapper
+from pettingzoo.utils.wrappers import OrderEnforcingWrapper
 
 from steer_env.engine import layout
 from steer_env.engine.batch import Batch
@@ -119,16 +128,43 @@ class TeamPursuitEnv(ParallelEnv):
             name: spaces.Box(-1.0, 1.0, shape=(self.batch.obs_dim,), dtype=np.float32)
             for name in self.possible_agents
         }
+        self._state_space = _state_space(self.batch, self.config.half_size)
         self._keyed = False
         self._renderer = None
         self._trails = None
 
     # --- spaces -----------------------------------------------------------------------
     def observation_space(self, agent: str) -> spaces.Box:
-        return self._observation_spaces[agent]
+        return self._observation_spaces[self._agent_name(agent)]
 
     def action_space(self, agent: str) -> spaces.Box:
-        return self._action_spaces[agent]
+        return self._action_spaces[self._agent_name(agent)]
+
+    def _agent_name(self, agent: Any) -> str:
+        """``agent`` if it is one of :attr:`possible_agents`, else :class:`UnknownAgentError`
+        saying what it is and listing them."""
+        if isinstance(agent, str) and agent in self._index:
+            return agent
+        scripted = isinstance(agent, str) and any(
+            agent == f"{role}_{i}"
+            for role, count in (
+                ("pursuer", self.config.n_pursuers),
+                ("evader", self.config.n_evaders),
+            )
+            for i in range(count)
+        )
+        why = (
+            f"is scripted in this env (learned={self.config.learned!r})"
+            if scripted
+            else "is not an agent of this env"
+        )
+        raise UnknownAgentError(f"{agent!r} {why}; possible agents: {self.possible_agents}")
+
+    @property
+    def state_space(self) -> spaces.Box:
+        """The space of :meth:`state`: per vehicle (pursuers, then evaders) its position in
+        the arena (m), its velocity within its max speed (m/s) and its in-game flag."""
+        return self._state_space
 
     # --- API ----------------------------------------------------------------------------
     def reset(
@@ -146,8 +182,18 @@ class TeamPursuitEnv(ParallelEnv):
         self._keyed = True
         self.agents = list(self.possible_agents)
         distance = self.batch.nearest_opponent_distance()[0]
+        team = self._team_metrics()
         infos = {
-            name: {"distance": float(distance[a]), **self._team_metrics()}
+            name: {
+                "distance": float(distance[a]),
+                "reward_capture": 0.0,
+                "reward_escape": 0.0,
+                "reward_shaping": 0.0,
+                "captured": False,
+                "captures": 0,
+                **team,
+                "capture_steps": team["capture_steps"].copy(),
+            }
             for name, a in self._index.items()
         }
         if self._trails is not None:
@@ -157,19 +203,18 @@ class TeamPursuitEnv(ParallelEnv):
         return {name: obs[0, a].copy() for name, a in self._index.items()}, infos
 
     def step(self, actions: dict[str, Any]) -> tuple[dict, dict, dict, dict, dict]:
-        """Advance one step with an action for every agent in :attr:`agents`."""
-        if not self.agents:
-            if not self._keyed:
-                raise RuntimeError("call reset() before step()")
-            return {}, {}, {}, {}, {}
+        """Advance one step with an action for every agent in :attr:`agents`. Actions for
+        agents that have left the game are ignored, whatever they hold; after the episode
+        has ended (``agents`` empty) a step returns empty dicts."""
+        if not self._keyed:
+            raise RuntimeError("call reset() before step()")
         act = self._actions_array(actions)
+        if not self.agents:
+            return {}, {}, {}, {}, {}
         result = self.batch.step(act)
         live = self.agents
         obs, rewards, terminations, truncations, infos = {}, {}, {}, {}, {}
         team = self._team_metrics()
-        done = bool(result.done[0])
-        if done:
-            team["capture_steps"] = self._capture_steps()
         for name in live:
             a = self._index[name]
             row = result.row(0, a)
@@ -178,15 +223,14 @@ class TeamPursuitEnv(ParallelEnv):
             terminations[name] = bool(row.terminated)
             truncations[name] = False
             infos[name] = {
-                "reward_terms": {
-                    "capture": row.capture,
-                    "escape": row.escape,
-                    "shaping": row.shaping,
-                },
                 "distance": row.distance,
+                "reward_capture": row.capture,
+                "reward_escape": row.escape,
+                "reward_shaping": row.shaping,
                 "captured": bool(row.captured),
                 "captures": int(row.captures),
                 **team,
+                "capture_steps": team["capture_steps"].copy(),
             }
         # Agents that left the game (captured, or everyone at the end) leave ``agents``.
         self.agents = [name for name in live if not terminations[name]]
@@ -198,14 +242,17 @@ class TeamPursuitEnv(ParallelEnv):
 
     def _actions_array(self, actions: dict[str, Any]) -> NDArray[np.float64]:
         """``(1, k, 2)`` actions from the dict; departed agents' rows stay zero (the engine
-        ignores vehicles out of the game). Everything is checked before anything moves."""
+        ignores vehicles out of the game), whatever the dict holds for them, as the native
+        batch does (batched wrappers such as TorchRL's send an action for every agent).
+        Everything is checked before anything moves."""
         if not isinstance(actions, dict):
             raise ValueError(f"actions must be a dict of agent name -> action, got {actions!r}")
-        live = set(self.agents)
         for name in actions:
-            if name not in live:
-                why = "has left the game" if name in self._index else "is not an agent"
-                raise ValueError(f"action for {name!r}: that agent {why}; agents: {self.agents}")
+            if name not in self._index:
+                raise ValueError(
+                    f"action for {name!r}: that is not an agent; possible agents: "
+                    f"{self.possible_agents}"
+                )
         out = np.zeros((1, len(self.possible_agents), 2))
         for name in self.agents:
             if name not in actions:
@@ -215,15 +262,17 @@ class TeamPursuitEnv(ParallelEnv):
             )
         return out
 
-    def _team_metrics(self) -> dict[str, int]:
+    def _team_metrics(self) -> dict[str, Any]:
+        """What every agent's info holds of the team: evaders captured and left, and the
+        step each evader was captured at (``(M,)`` int64, -1 while it plays)."""
         alive = self.batch.state.alive[0]
         evaders = self.batch.team == layout.EVADER
         left = int(np.count_nonzero(alive & evaders))
-        return {"evaders_captured": int(np.count_nonzero(evaders)) - left, "evaders_left": left}
-
-    def _capture_steps(self) -> list[int]:
-        evaders = self.batch.team == layout.EVADER
-        return [int(s) for s in self.batch.state.capture_step[0][evaders]]
+        return {
+            "evaders_captured": int(np.count_nonzero(evaders)) - left,
+            "evaders_left": left,
+            "capture_steps": self.batch.state.capture_step[0][evaders].astype(np.int64),
+        }
 
     def state(self) -> NDArray[np.float32]:
         """The global state: positions, velocities (m, m/s) and in-game flags of every
@@ -271,6 +320,42 @@ class TeamPursuitEnv(ParallelEnv):
             self._renderer = None
             self._trails = None
 
+    def __getstate__(self) -> dict[str, Any]:
+        # A pygame window or surface cannot be pickled: copies start without one and open
+        # their own on the next render().
+        state = self.__dict__.copy()
+        state["_renderer"] = None
+        state["_trails"] = None
+        return state
+
+
+class UnknownAgentError(KeyError, ValueError):
+    """A name that is not one of the env's agents (a ``KeyError``, as a dict of spaces
+    would raise, and a ``ValueError``, as every other bad argument here)."""
+
+    def __str__(self) -> str:  # KeyError would print the message quoted
+        return str(self.args[0]) if self.args else ""
+
+
+def _state_space(batch: Batch, half_size: float) -> spaces.Box:
+    """Bounds of ``state()``: ``(n, 5)`` rows of position (the arena), velocity (each
+    vehicle's max speed) and the in-game flag, flattened."""
+    speed = batch.vehicles["max_speed"][:, None]
+    n = batch.n_vehicles
+    low = np.concatenate([np.full((n, 2), -half_size), -speed, -speed, np.zeros((n, 1))], axis=1)
+    high = np.concatenate([np.full((n, 2), half_size), speed, speed, np.ones((n, 1))], axis=1)
+    return spaces.Box(low.ravel().astype(np.float32), high.ravel().astype(np.float32))
+
+
+class _AECEnv(parallel_to_aec_wrapper):
+    """PettingZoo's AEC form of the parallel env, saying what to do when stepped before
+    ``reset()`` instead of failing on a missing attribute."""
+
+    def step(self, action: Any) -> None:
+        if not hasattr(self, "agent_selection"):
+            raise RuntimeError("call reset() before step()")
+        super().step(action)
+
 
 def parallel_env(**kwargs: Any) -> TeamPursuitEnv:
     """The ``ParallelEnv`` (keyword arguments: see the module docstring)."""
@@ -280,12 +365,12 @@ def parallel_env(**kwargs: Any) -> TeamPursuitEnv:
 def raw_env(**kwargs: Any) -> parallel_to_aec_wrapper:
     """The AEC form without PettingZoo's order-enforcing wrapper (agents act in turn; the
     step is simulated when the last live agent has acted)."""
-    return parallel_to_aec_wrapper(parallel_env(**kwargs))
+    return _AECEnv(parallel_env(**kwargs))
 
 
 def env(**kwargs: Any) -> AECEnv:
     """The AEC form as PettingZoo's ``parallel_to_aec`` returns it (order enforced)."""
-    return parallel_to_aec(parallel_env(**kwargs))
+    return OrderEnforcingWrapper(raw_env(**kwargs))
 
 
 def vector_env(num_envs: int = 1, **kwargs: Any) -> TeamPursuitVectorEnv:

@@ -30,10 +30,11 @@ agents in the game   ``infos["in_game"] (E, k)``: agents still playing after the
                      on the step it left and on every later step of that episode, reward
                      0; its actions are ignored (they may be anything, NaN included)
 infos                ``in_game``, ``distance (E, k)`` (m to the nearest opponent),
-                     ``captured (E, k)``, ``reward_terms`` (``capture``, ``escape``,
-                     ``shaping``: ``(E, k)`` each), ``done (E,)``, ``captures (E,)`` (this
-                     step), ``evaders_left (E,)``, ``capture_step (E, M)`` (step each
-                     evader was captured, -1 if not)
+                     ``captured (E, k)``, ``reward_capture``, ``reward_escape``,
+                     ``reward_shaping`` (the reward's terms, ``(E, k)`` each), ``done
+                     (E,)``, ``captures (E,)`` (this step), ``evaders_left (E,)``,
+                     ``capture_step (E, M)`` (step each evader was captured, -1 if not);
+                     the same keys and shapes at reset (zeros, False and -1)
 ==================== ===============================================================
 
 Bad actions (wrong shape, or NaN/inf for an agent in the game) raise ``ValueError`` naming
@@ -103,6 +104,10 @@ class TeamPursuitVectorEnv:
         """``(E, k)``: agents still playing in their current episode."""
         return self.batch.state.capture_step[:, self.batch.agent_index] < 0
 
+    def _evaders_left(self) -> NDArray[np.int64]:
+        evaders = self.batch.team == layout.EVADER
+        return np.count_nonzero(self.batch.state.alive[:, evaders], axis=1)
+
     def _evader_capture_steps(self) -> NDArray[np.int64]:
         return self.batch.state.capture_step[:, self.batch.team == layout.EVADER].copy()
 
@@ -120,9 +125,18 @@ class TeamPursuitVectorEnv:
         for i in envs.tolist():
             if i in self._trails:
                 self._trails[i].reset(self.batch.state.position[i])
+        per_agent = (self.num_envs, self.n_agents)
         return obs, {
             "in_game": self.in_game(),
             "distance": self.batch.nearest_opponent_distance(),
+            "captured": np.zeros(per_agent, dtype=bool),
+            "reward_capture": np.zeros(per_agent),
+            "reward_escape": np.zeros(per_agent),
+            "reward_shaping": np.zeros(per_agent),
+            "done": np.zeros(self.num_envs, dtype=bool),
+            "captures": np.zeros(self.num_envs, dtype=np.int64),
+            "evaders_left": self._evaders_left(),
+            "capture_step": self._evader_capture_steps(),
         }
 
     def step(
@@ -153,19 +167,16 @@ class TeamPursuitVectorEnv:
         self._ended = done.copy()  # reset() clears it; the caller keeps ``done``
         for i, trails in self._trails.items():
             trails.push(self.batch.state.position[i])
-        evaders = self.batch.team == layout.EVADER
         infos = {
             "in_game": self.in_game() & ~done[:, None],
             "distance": result.distance,
             "captured": result.captured,
-            "reward_terms": {
-                "capture": result.reward_capture,
-                "escape": result.reward_escape,
-                "shaping": result.reward_shaping,
-            },
+            "reward_capture": result.reward_capture,
+            "reward_escape": result.reward_escape,
+            "reward_shaping": result.reward_shaping,
             "done": done,
             "captures": result.captures,
-            "evaders_left": np.count_nonzero(self.batch.state.alive[:, evaders], axis=1),
+            "evaders_left": self._evaders_left(),
             "capture_step": self._evader_capture_steps(),
         }
         return (
@@ -181,7 +192,7 @@ class TeamPursuitVectorEnv:
         may hold anything); NaN or inf for an agent in the game is an error naming it."""
         shape = (self.num_envs, self.n_agents, 2)
         # A copy: the rows of agents not playing are zeroed below.
-        arr = np.array(validate_actions(actions, shape, "actions", finite=False))
+        arr = np.array(validate_actions(actions, shape, "actions", finite=False), order="C")
         bad = ~np.isfinite(arr).all(axis=2) & playing
         if bad.any():
             e, a = np.argwhere(bad)[0]

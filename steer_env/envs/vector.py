@@ -30,7 +30,7 @@ from steer_env.engine.batch import Batch, StepResult
 from steer_env.envs import streams
 from steer_env.envs.base import RENDER_FPS, validate_actions, validate_render_mode, validate_seed
 from steer_env.tasks import Task, get_task
-from steer_env.tasks.config import make_config
+from steer_env.tasks.config import TIME_LIMIT, check_num_envs, check_number, make_config
 
 
 def seeds_to_keys(
@@ -87,15 +87,29 @@ def reset_envs(
     return envs, obs
 
 
+def with_masks(values: dict[str, NDArray], num_envs: int) -> dict[str, NDArray]:
+    """Gymnasium's vector infos: each ``(E,)`` value with its ``_name`` mask, all True (every
+    key holds a value for every environment on every step)."""
+    every = np.ones(num_envs, dtype=bool)
+    infos: dict[str, NDArray] = {}
+    for name, value in values.items():
+        infos[name] = value
+        infos[f"_{name}"] = every
+    return infos
+
+
 class SteerVectorEnv(VectorEnv):
     """``num_envs`` environments of one single-agent task in one batched simulation.
 
     Spaces, rewards and episode ends are those of the single env (see
     :class:`~steer_env.envs.pursuit.PursuitEnv` and :class:`~steer_env.envs.evasion.EvasionEnv`);
     observations are ``(num_envs, obs_dim)`` float32 and actions ``(num_envs, 2)``.
-    ``infos`` follow Gymnasium's vector convention (arrays plus ``_name`` masks):
-    ``distance`` and ``reward_terms`` every step; ``is_success`` and ``capture_step``
-    (``-1`` when there was no capture) on final steps only.
+    ``infos`` follow Gymnasium's vector convention (arrays plus ``_name`` masks) with the
+    single env's keys, flat and on every step from ``reset`` on: ``distance``,
+    ``reward_capture``, ``reward_escape``, ``reward_shaping``, ``is_success`` (the outcome
+    on an environment's final step, False before) and ``capture_step`` (-1 unless it
+    ended by a capture). ``max_episode_steps=N`` truncates episodes still running after
+    ``N`` steps, as Gymnasium's ``TimeLimit`` does to each single env.
 
     The batched state is readable as ``batch`` (a :class:`Batch`: ``batch.state.position``
     is ``(num_envs, n, 2)``). ``render_mode="rgb_array"``: ``render()`` returns one frame
@@ -118,18 +132,16 @@ class SteerVectorEnv(VectorEnv):
         autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
         **kwargs: Any,
     ) -> None:
-        if isinstance(num_envs, bool) or not isinstance(num_envs, int | np.integer) or num_envs < 1:
-            raise ValueError(f"num_envs must be an integer >= 1, got {num_envs!r}")
+        check_num_envs(num_envs)
         self.task = get_task(task) if isinstance(task, str) else task
-        # gym.make_vec passes max_episode_steps through; it is the same knob as time_limit.
-        if max_episode_steps is not None:
-            if "time_limit" in kwargs and kwargs["time_limit"] != max_episode_steps:
-                raise ValueError(
-                    f"max_episode_steps={max_episode_steps!r} disagrees with "
-                    f"time_limit={kwargs['time_limit']!r}: pass only one of them"
-                )
-            kwargs["time_limit"] = max_episode_steps
         self.config = make_config(self.task.default_config, kwargs)
+        #: Gymnasium's outer time limit, as ``gym.make(id, max_episode_steps=N)`` adds it to
+        #: each single env: an episode still running after ``N`` steps is truncated.
+        self.max_episode_steps = (
+            None
+            if max_episode_steps is None
+            else check_number("max_episode_steps", max_episode_steps, *TIME_LIMIT)
+        )
         try:
             self.autoreset_mode = AutoresetMode(autoreset_mode)
         except ValueError:
@@ -176,11 +188,16 @@ class SteerVectorEnv(VectorEnv):
                 self._trails[i].reset(self.batch.state.position[i])
         if self.render_mode == "human":
             self.render()
-        every = np.ones(self.num_envs, dtype=bool)
-        return obs[:, 0], {
+        zeros = np.zeros(self.num_envs)
+        values = {
             "distance": self.batch.nearest_opponent_distance()[:, 0],
-            "_distance": every,
+            "reward_capture": zeros,
+            "reward_escape": zeros.copy(),
+            "reward_shaping": zeros.copy(),
+            "is_success": np.zeros(self.num_envs, dtype=bool),
+            "capture_step": np.full(self.num_envs, -1, dtype=np.int64),
         }
+        return obs[:, 0], with_masks(values, self.num_envs)
 
     def step(
         self, actions: Any
@@ -209,8 +226,10 @@ class SteerVectorEnv(VectorEnv):
             active = ~ended
         result = self.batch.step(act, active)
         obs = result.observation[:, 0]
-        done = result.done.copy()
-        infos = self._infos(result, done)
+        terminated = result.terminated[:, 0]
+        truncated = self._truncated(result.done)
+        done = result.done | truncated
+        infos = self._infos(result, result.done)
         if mode == AutoresetMode.SAME_STEP and done.any():
             finished = np.flatnonzero(done)
             final_obs = np.empty(self.num_envs, dtype=object)
@@ -231,37 +250,29 @@ class SteerVectorEnv(VectorEnv):
             trails.push(self.batch.state.position[i])
         if self.render_mode == "human":
             self.render()
-        return (
-            obs,
-            result.reward[:, 0],
-            result.terminated[:, 0],
-            np.zeros(self.num_envs, dtype=bool),
-            infos,
-        )
+        return obs, result.reward[:, 0], terminated, truncated, infos
 
-    def _infos(self, result: StepResult, done: NDArray[np.bool_]) -> dict[str, Any]:
-        every = np.ones(self.num_envs, dtype=bool)
-        infos: dict[str, Any] = {
+    def _truncated(self, terminal: NDArray[np.bool_]) -> NDArray[np.bool_]:
+        """``(E,)``: episodes cut by ``max_episode_steps`` on this step (not ended by the
+        task itself; environments that restarted instead of stepping are at step 0)."""
+        if self.max_episode_steps is None:
+            return np.zeros(self.num_envs, dtype=bool)
+        return (self.batch.state.steps >= self.max_episode_steps) & ~terminal
+
+    def _infos(self, result: StepResult, terminal: NDArray[np.bool_]) -> dict[str, Any]:
+        """The same keys every step (and at reset), each with its ``_key`` mask: values of
+        ``is_success`` and ``capture_step`` count on an episode's final step."""
+        captured = (result.captures > 0) | result.captured[:, 0]
+        success = captured if self.task.success == "capture" else ~captured
+        values = {
             "distance": result.distance[:, 0],
-            "_distance": every,
-            "reward_terms": {
-                "capture": result.reward_capture[:, 0],
-                "escape": result.reward_escape[:, 0],
-                "shaping": result.reward_shaping[:, 0],
-                "_capture": every,
-                "_escape": every,
-                "_shaping": every,
-            },
-            "_reward_terms": every,
+            "reward_capture": result.reward_capture[:, 0],
+            "reward_escape": result.reward_escape[:, 0],
+            "reward_shaping": result.reward_shaping[:, 0],
+            "is_success": success & terminal,
+            "capture_step": np.where(terminal & captured, self.batch.state.steps, -1),
         }
-        if done.any():
-            captured = (result.captures > 0) | result.captured[:, 0]
-            success = captured if self.task.success == "capture" else ~captured
-            infos["is_success"] = success & done
-            infos["_is_success"] = done
-            infos["capture_step"] = np.where(done & captured, self.batch.state.steps, -1)
-            infos["_capture_step"] = done
-        return infos
+        return with_masks(values, self.num_envs)
 
     def render(self) -> tuple[NDArray[np.uint8], ...] | None:
         """One ``(H, W, 3)`` frame per environment (as ``SyncVectorEnv`` returns them); in

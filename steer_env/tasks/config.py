@@ -84,12 +84,16 @@ SPEED: Range = (float, 0.0, 1e3, False)  #: m/s
 FORCE: Range = (float, 0.0, 1e6, False)  #: N
 MASS: Range = (float, 1e-3, 1e6, True)  #: kg: 1 g to 1,000 t
 WEIGHT: Range = (float, 0.0, 1e6, True)  #: weights, scales, gains and rewards
+TIME_LIMIT: Range = (int, 1, 10**7, True)  #: steps of an episode
+#: Environments one batch may hold: far beyond what any machine simulates at once, small
+#: enough that a mistaken count is a range error instead of an allocation of terabytes.
+MAX_NUM_ENVS = 2**24
 #: Fields of the same name and meaning in every task's config (the team task's
 #: :class:`~steer_env.tasks.team_pursuit.TeamConfig` too).
 COMMON_RANGES: dict[str, Range] = {
     "arena_size": (float, 2.0, 1e4, True),
     "dt": (float, 0.0, 1.0, False),
-    "time_limit": (int, 1, 10**7, True),
+    "time_limit": TIME_LIMIT,
     "capture_radius": (float, 0.0, 1e4, False),
     "min_start_distance": (float, 0.0, 1e4, True),
     "vehicle_radius": (float, 0.0, 1e4, False),
@@ -103,6 +107,10 @@ COMMON_RANGES: dict[str, Range] = {
     "separation_weight": WEIGHT,
     "separation_radius": (float, 0.0, 1e5, False),
     "max_prediction_time": (float, 0.0, 1e6, False),
+    "wander_weight": WEIGHT,
+    "wander_radius": (float, 0.0, 1e4, False),
+    "wander_distance": (float, 0.0, 1e4, True),
+    "wander_jitter": (float, 0.0, 1e6, True),
 }
 
 
@@ -128,10 +136,6 @@ _RANGES: dict[str, Range] = field_ranges(
         "opponent_max_force": FORCE,
         "opponent_mass": MASS,
         "max_observed_opponents": (int, 0, 32, True),
-        "wander_weight": WEIGHT,
-        "wander_radius": (float, 0.0, 1e4, False),
-        "wander_distance": (float, 0.0, 1e4, True),
-        "wander_jitter": (float, 0.0, 1e6, True),
     },
 )
 FIELDS = tuple(f.name for f in dataclasses.fields(TaskConfig))
@@ -150,14 +154,23 @@ def check_flag(name: str, value: Any) -> bool:
     return value
 
 
+class UnknownArgumentError(TypeError, ValueError):
+    """A keyword argument that no field of the config accepts.
+
+    A ``TypeError``, as Python and Gymnasium's own envs raise for an unexpected keyword
+    (tools such as TorchRL retry without an optional keyword on ``TypeError``), and a
+    ``ValueError``, as every other configuration error here."""
+
+
 def check_overrides(
     overrides: dict[str, Any], fields: tuple[str, ...], check: Callable[[str, Any], Any]
 ) -> dict[str, Any]:
-    """``overrides`` with each value passed through ``check(name, value)``; ``ValueError``
-    listing the accepted ``fields`` for unknown names (every task's config)."""
+    """``overrides`` with each value passed through ``check(name, value)``;
+    :class:`UnknownArgumentError` listing the accepted ``fields`` for unknown names (every
+    task's config)."""
     unknown = sorted(set(overrides) - set(fields))
     if unknown:
-        raise ValueError(
+        raise UnknownArgumentError(
             f"unknown argument(s) {', '.join(map(repr, unknown))}; accepted arguments: "
             f"{', '.join(fields)}"
         )
@@ -200,6 +213,32 @@ def check_number(
     if not ok:
         raise ValueError(f"{name} must be {accepted}, got {value!r}")
     return value
+
+
+def check_num_envs(num_envs: Any, name: str = "num_envs") -> int:
+    """``num_envs`` as an int in [1, :data:`MAX_NUM_ENVS`], else ``ValueError`` naming
+    ``name`` (every batched front end)."""
+    try:
+        return check_number(name, num_envs, int, 1, MAX_NUM_ENVS, True)
+    except ValueError:
+        raise ValueError(
+            f"{name} must be an integer in [1, {MAX_NUM_ENVS}], got {num_envs!r}"
+        ) from None
+
+
+def time_limit_alias(overrides: dict[str, Any], name: str, value: Any) -> dict[str, Any]:
+    """``overrides`` with ``value``, another name for ``time_limit`` (PettingZoo's
+    ``max_cycles``), validated under its own ``name``; ``ValueError`` when both are given
+    and disagree."""
+    if value is None:
+        return overrides
+    steps = check_number(name, value, *TIME_LIMIT)
+    if "time_limit" in overrides and overrides["time_limit"] != steps:
+        raise ValueError(
+            f"{name}={value!r} disagrees with time_limit={overrides['time_limit']!r}: "
+            "pass only one of them"
+        )
+    return {**overrides, "time_limit": steps}
 
 
 def explicit_fields(overrides: dict[str, Any]) -> frozenset[str]:

@@ -68,6 +68,7 @@ from steer_env.tasks.config import (
     check_number,
     check_overrides,
     field_ranges,
+    time_limit_alias,
 )
 from steer_env.tasks.pursuit_evasion import classic_pursuer
 
@@ -114,6 +115,11 @@ class TeamConfig:
     separation_weight: float = 1.0  #: Reynolds team: separation from the other pursuers
     separation_radius: float = 3.0  #: m
     max_prediction_time: float = 3.0  #: cap on pursuit/evade look-ahead, s
+    # The classic evader ("classic"): wander while unthreatened.
+    wander_weight: float = 1.0  #: weight of wander
+    wander_radius: float = 1.0  #: m
+    wander_distance: float = 2.0  #: m
+    wander_jitter: float = 8.0  #: m/s
     offset_distance: float = 6.0  #: cooperative team: offset from the evader, m
     close_range: float = 1.0  #: cooperative team: pursue directly within this distance, m
 
@@ -196,16 +202,9 @@ def make_team_config(overrides: dict[str, Any], defaults: TeamConfig | None = No
 
 
 def with_max_cycles(overrides: dict[str, Any], max_cycles: int | None) -> dict[str, Any]:
-    """``overrides`` with PettingZoo's ``max_cycles`` as ``time_limit``; ``ValueError`` when
-    both are given and disagree."""
-    if max_cycles is None:
-        return overrides
-    if "time_limit" in overrides and overrides["time_limit"] != max_cycles:
-        raise ValueError(
-            f"max_cycles={max_cycles!r} disagrees with time_limit={overrides['time_limit']!r}: "
-            "pass only one of them"
-        )
-    return {**overrides, "time_limit": max_cycles}
+    """``overrides`` with PettingZoo's ``max_cycles`` as ``time_limit``; ``ValueError``
+    naming ``max_cycles`` when it is out of range or disagrees with ``time_limit``."""
+    return time_limit_alias(overrides, "max_cycles", max_cycles)
 
 
 _DEFAULTS = TeamConfig()
