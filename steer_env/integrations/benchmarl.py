@@ -29,8 +29,8 @@ runs ``n_envs_per_worker`` of them in a ``SerialEnv``):
   what centralised critics (MAPPO, MASAC) read.
 * a captured evader leaves the game: the wrapper runs with ``use_mask=True`` (each group's
   ``mask`` is False for agents out of the game) and ``done_on_any=False`` (the episode goes
-  on until every agent is done: every evader captured, or the time limit); actions that
-  BenchMARL still computes for departed agents are dropped before the env sees them.
+  on until every agent is done: every evader captured, or the time limit); the env ignores
+  the actions that TorchRL still sends for departed agents.
 * each group's ``info`` (the env's per-agent infos, float32) is logged by BenchMARL as
   ``collection/<group>/info/<key>``.
 * ``max_steps`` (the evaluation rollout length) is the env's ``time_limit``.
@@ -53,7 +53,6 @@ from typing import Any
 
 from benchmarl.environments import Task, TaskClass
 from benchmarl.utils import DEVICE_TYPING, _read_yaml_config
-from pettingzoo.utils.wrappers import BaseParallelWrapper
 from torchrl.data import Composite
 from torchrl.envs import EnvBase, PettingZooWrapper
 
@@ -62,7 +61,6 @@ from steer_env.tasks.team_pursuit import TeamConfig
 
 __all__ = [
     "GROUPS",
-    "LiveAgentActions",
     "TeamPursuitClass",
     "TeamPursuitTask",
     "TeamPursuitTaskConfig",
@@ -110,24 +108,6 @@ def group_map(agent_names: list[str]) -> dict[str, list[str]]:
     return groups
 
 
-class LiveAgentActions(BaseParallelWrapper):
-    """The env with actions of agents no longer in ``agents`` dropped.
-
-    TorchRL's ``PettingZooWrapper`` sends an action for every agent of its groups, also for
-    an evader that was captured and left the game; ``team_pursuit_v0`` refuses those (a
-    ``ValueError``), as its PettingZoo contract says. The engine ignores departed vehicles, so
-    dropping their actions changes nothing else."""
-
-    def __init__(self, env: team_pursuit_v0.TeamPursuitEnv) -> None:
-        super().__init__(env)
-        self.metadata = env.metadata
-        self.render_mode = env.render_mode
-
-    def step(self, actions: dict[str, Any]) -> tuple[dict, dict, dict, dict, dict]:
-        live = set(self.env.agents)
-        return self.env.step({name: a for name, a in actions.items() if name in live})
-
-
 def _has_pygame() -> bool:
     return importlib.util.find_spec("pygame") is not None
 
@@ -158,7 +138,7 @@ class TeamPursuitClass(TaskClass):
             made[0] += 1
             env = team_pursuit_v0.parallel_env(**kwargs)
             return PettingZooWrapper(
-                env=LiveAgentActions(env),
+                env=env,
                 return_state=True,
                 group_map=group_map(env.possible_agents),
                 use_mask=True,
