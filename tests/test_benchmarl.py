@@ -2,7 +2,8 @@
 
 * the task's specs match the env (groups, observation, action and state shapes, infos,
   ``max_steps``), its YAML config loads and is checked, seeds reach the envs;
-* a captured evader leaves the game and the TorchRL env goes on (mask, no error);
+* a captured evader leaves the game and the TorchRL env goes on (mask, no error); what
+  the task logs about captures;
 * tiny real experiments: MAPPO (learned pursuers), IPPO (both roles learned), MASAC: each
   collects its frames, logs a finite mean return and changes the policy's weights;
 * ``docs/benchmarl.md``'s script runs as written, with its budget lines shortened.
@@ -194,6 +195,24 @@ def test_a_captured_evader_leaves_and_the_episode_goes_on():
     assert torch.all(after["reward"][:, gone] == 0)
     info = rollout["next", "evaders", "info"]
     assert int(info["evaders_left"][-1].min()) == 0
+    # What the task logs per batch, over the episodes that ended in it (one here).
+    assert task.log_info(rollout) == {
+        "team_pursuit/evaders_captured": 2.0,
+        "team_pursuit/all_captured": 1.0,
+    }
+    assert task.log_info(rollout[:-1]) == {}  # no episode ended
+
+
+def test_log_info_counts_an_escape():
+    """Pursuers that stand still capture nobody in 20 steps."""
+    task = make_task(learned="pursuers", n_evaders=1, time_limit=20)
+    env = make_env(task, seed=0)
+    rollout = env.rollout(20, policy=lambda td: td.update(env.full_action_spec.zero()))
+    assert rollout["next", "done"][-1].all()
+    assert task.log_info(rollout) == {
+        "team_pursuit/evaders_captured": 0.0,
+        "team_pursuit/all_captured": 0.0,
+    }
 
 
 # -------------------------------------------------------------------------- experiments
@@ -335,3 +354,4 @@ def test_doc_script_runs(tmp_path, monkeypatch, capsys):
     lengths = logged("eval_reward_episode_len_mean")  # evaluations at frames 0 and 240
     assert lengths and all(0 < n <= 30 for n in lengths)
     assert logged("collection_pursuers_info_evaders_left")
+    assert all(0 <= r <= 1 for r in logged("team_pursuit_all_captured"))  # the task's log_info

@@ -32,7 +32,9 @@ runs ``n_envs_per_worker`` of them in a ``SerialEnv``):
   on until every agent is done: every evader captured, or the time limit); the env ignores
   the actions that TorchRL still sends for departed agents.
 * each group's ``info`` (the env's per-agent infos, float32) is logged by BenchMARL as
-  ``collection/<group>/info/<key>``.
+  ``collection/<group>/info/<key>`` (means over every frame), and per batch, over the
+  episodes that ended in it, ``team_pursuit/evaders_captured`` and
+  ``team_pursuit/all_captured`` (:meth:`TeamPursuitClass.log_info`).
 * ``max_steps`` (the evaluation rollout length) is the env's ``time_limit``.
 * seeds: env ``i`` built from one ``get_env_fun`` is reset with ``seed + i`` (so the
   ``n_envs_per_worker`` copies of a ``SerialEnv`` play different episodes, as
@@ -53,6 +55,7 @@ from typing import Any
 
 from benchmarl.environments import Task, TaskClass
 from benchmarl.utils import DEVICE_TYPING, _read_yaml_config
+from tensordict import TensorDictBase
 from torchrl.data import Composite
 from torchrl.envs import EnvBase, PettingZooWrapper
 
@@ -197,6 +200,27 @@ class TeamPursuitClass(TaskClass):
     @staticmethod
     def env_name() -> str:
         return "steer_env"
+
+    @staticmethod
+    def log_info(batch: TensorDictBase) -> dict[str, float]:
+        """Per collected batch, over the episodes that ended in it: ``team_pursuit/
+        evaders_captured`` (mean evaders captured per episode) and ``team_pursuit/
+        all_captured`` (the fraction of episodes in which every evader was captured)."""
+        done = batch.get(("next", "done")).squeeze(-1)
+        if not done.any():
+            return {}
+        for group in GROUPS.values():
+            key = ("next", group, "info")
+            if key in batch.keys(include_nested=True):
+                info = batch.get(key)
+                # An agent that left earlier has zeroed infos: the group's max is the team's.
+                left = info.get("evaders_left").amax(-1)[done]
+                captured = info.get("evaders_captured").amax(-1)[done]
+                return {
+                    "team_pursuit/evaders_captured": captured.float().mean().item(),
+                    "team_pursuit/all_captured": (left == 0).float().mean().item(),
+                }
+        return {}
 
 
 class TeamPursuitTask(Task):
