@@ -209,4 +209,50 @@ def classic(
     return ScriptedPolicy(t, next(iter(t.baselines)), config, seed)
 
 
-__all__ = ["ScriptedPolicy", "classic"]
+class _DeprecatedScripted(ScriptedPolicy):
+    """The first release's scripted agents, built from an env: now the env's task baseline
+    as a :class:`ScriptedPolicy` (acting from observations, as every agent does)."""
+
+    _baseline = "classic"
+    _role = "pursuer"
+
+    def __init__(self, env: Any, rng: np.random.Generator | int | None = 0) -> None:
+        import warnings
+
+        cls = type(self).__name__
+        warnings.warn(
+            f"agents.scripted.{cls} is deprecated and will be removed in the next release: use "
+            f"agents.scripted.ScriptedPolicy(env_id, {self._baseline!r}, config=...) (it "
+            "acts from observations, behind any wrapper)",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        unwrapped = getattr(env, "unwrapped", env)
+        task = getattr(unwrapped, "task", None)
+        if not isinstance(task, Task):
+            raise ValueError(f"{cls} needs a steer-env single-agent env, got {env!r}")
+        if task.learned_team != self._role:
+            raise ValueError(
+                f"{cls} plays the {self._role}, but this env's agent is the {task.learned_team}"
+            )
+        seed = int(rng.integers(2**63)) if isinstance(rng, np.random.Generator) else rng
+        super().__init__(task, self._baseline, config=unwrapped.config, seed=seed)
+
+
+class ClassicPursuer(_DeprecatedScripted):
+    """Deprecated: ``ScriptedPolicy("steer_env/Pursuit-v0", "classic")``."""
+
+
+class NaivePursuer(_DeprecatedScripted):
+    """Deprecated: ``ScriptedPolicy("steer_env/Pursuit-v0", "naive")``."""
+
+    _baseline = "naive"
+
+
+class ClassicEvader(_DeprecatedScripted):
+    """Deprecated: ``ScriptedPolicy("steer_env/Evasion-v0", "classic")``."""
+
+    _role = "evader"
+
+
+__all__ = ["ClassicEvader", "ClassicPursuer", "NaivePursuer", "ScriptedPolicy", "classic"]

@@ -337,11 +337,10 @@ def test_the_opponents_strategy_is_chosen_through_the_env_configuration():
         caught = np.zeros(64, dtype=bool)
         finished = np.zeros(64, dtype=bool)
         for _ in range(101):
-            *_, info = venv.step(np.zeros((64, 2), dtype=np.float32))
-            if "capture_step" in info:
-                new = info["_capture_step"] & ~finished
-                caught[new] = info["capture_step"][new] >= 0
-                finished |= info["_capture_step"]
+            _, _, terminated, _, info = venv.step(np.zeros((64, 2), dtype=np.float32))
+            new = terminated & ~finished
+            caught[new] = info["capture_step"][new] >= 0
+            finished |= terminated
         return caught.mean()
 
     classic, naive = capture_rate(), capture_rate(opponent_strategy="naive")

@@ -394,7 +394,7 @@ def test_shaping_off_gives_sparse_reward():
 @pytest.mark.parametrize(
     "kwargs,fragment",
     [
-        ({"capture_radiuss": 1.0}, "unknown argument(s) 'capture_radiuss'"),
+        ({"capture_radiuss": 1.0}, "got an unexpected keyword argument 'capture_radiuss'"),
         ({"capture_radius": -1.0}, "capture_radius must be a number in (0, 10000]"),
         ({"dt": 0.0}, "dt must be a number in (0, 1]"),
         ({"n_opponents": 0}, "n_opponents must be an integer in [1, 32]"),

@@ -204,7 +204,7 @@ def test_bad_actions_name_the_agent_and_simulate_nothing(change, match):
         ({"learned": "all"}, "learned"),
         ({"learned": "none"}, "no agents"),
         ({"pursuer_strategy": "flow"}, "pursuer_strategy"),
-        ({"bogus": 1}, "unknown argument"),
+        ({"bogus": 1}, "unexpected keyword argument 'bogus'"),
         ({"max_cycles": 4, "time_limit": 5}, "max_cycles"),
         ({"render_mode": "video"}, "render_mode"),
     ],

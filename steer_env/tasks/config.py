@@ -170,10 +170,14 @@ def check_overrides(
     task's config)."""
     unknown = sorted(set(overrides) - set(fields))
     if unknown:
-        raise UnknownArgumentError(
-            f"unknown argument(s) {', '.join(map(repr, unknown))}; accepted arguments: "
-            f"{', '.join(fields)}"
+        # Python's own wording for one ("got an unexpected keyword argument 'x'"): tools
+        # such as TorchRL recognise an optional keyword they may drop by that text.
+        what = (
+            f"an unexpected keyword argument {unknown[0]!r}"
+            if len(unknown) == 1
+            else f"unexpected keyword arguments {', '.join(map(repr, unknown))}"
         )
+        raise UnknownArgumentError(f"got {what}; accepted arguments: {', '.join(fields)}")
     return {name: check(name, v) for name, v in overrides.items()}
 
 
