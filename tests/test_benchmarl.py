@@ -246,6 +246,7 @@ class Batches(Callback):
         self.frames = []
         self.groups = []
         self.reward_finite = []
+        self.first_states = None
 
     def on_batch_collected(self, batch):
         self.frames.append(batch.numel())
@@ -255,6 +256,8 @@ class Batches(Callback):
             all(torch.isfinite(batch["next", g, "reward"]).all() for g in groups)
         )
         assert "state" in batch
+        if self.first_states is None:  # (n_envs, T, state): each env's first state
+            self.first_states = batch["state"][:, 0].clone()
 
 
 def policy_weights(experiment) -> dict[str, list[torch.Tensor]]:
@@ -297,6 +300,8 @@ def test_experiment_trains(tmp_path, algorithm, learned, groups):
     assert all(sorted(g) == sorted(groups) for g in batches.groups)
     assert all(batches.reward_finite)
     assert math.isfinite(experiment.mean_return)
+    first = batches.first_states
+    assert first.shape[0] == 2 and not torch.equal(first[0], first[1])  # seed, seed + 1
     after = policy_weights(experiment)
     assert sorted(after) == sorted(groups)
     for group in groups:  # every learned group's policy was trained
