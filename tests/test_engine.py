@@ -353,3 +353,38 @@ def test_the_opponents_strategy_is_chosen_through_the_env_configuration():
         gym.make("steer_env/Pursuit-v0", opponent_strategy="naive")
     with pytest.raises(ValueError, match="opponent_strategy must be None"):
         gym.make("steer_env/Pursuit-v0", opponent_strategy=3)
+
+
+@pytest.mark.parametrize("kind", ["cohesion", "alignment"])
+def test_engine_flocking_forces_equal_the_library(kind):
+    """A scripted flock's cohesion and alignment in the engine are the library's
+    ``behaviors.cohesion`` / ``behaviors.alignment`` over ``find_neighbors`` of the same
+    radius (everyone, no field of view), to rounding."""
+    from steer_env.neighbors import find_neighbors
+
+    radius = 6.0
+    boid = VehicleSpec(
+        "evader",
+        Strategy([Behavior(kind, 1.0, target="everyone", neighbor_radius=radius)]),
+        1.0,
+        3.0,
+        50.0,
+        0.3,
+    )
+    batch = Batch([boid] * 7, _world(observed_teammates=0, min_start_distance=1.0), 4)
+    batch.reset(None, _keys(4))
+    rng = np.random.default_rng(5)
+    state = batch.state
+    state.position[:] = rng.uniform(-8, 8, state.position.shape)
+    state.velocity[:] = rng.uniform(-2, 2, state.velocity.shape)
+    speed = np.linalg.norm(state.velocity, axis=-1, keepdims=True)
+    state.heading[:] = state.velocity / speed
+    got = batch.scripted_forces()
+    for e in range(4):
+        pos, vel, head = state.position[e], state.velocity[e], state.heading[e]
+        nb = find_neighbors(pos, radius)
+        if kind == "cohesion":
+            want = behaviors.cohesion(vel, 3.0, nb)
+        else:
+            want = behaviors.alignment(vel, head, 3.0, nb)
+        np.testing.assert_allclose(got[e], want, rtol=1e-12, atol=1e-12)

@@ -212,9 +212,8 @@ def flock_force(kind, b, e, i, pos, vel, head, alive, vehicles):
     vx, vy, ms = vel[e, i, 0], vel[e, i, 1], vehicles[i].max_speed
     if kind == SEPARATION:
         return cb.separation_finish(sx, sy, count, vx, vy, ms, b.separation_form)
-    if kind == COHESION and count > 0:
-        sx /= count
-        sy /= count
+    if kind == COHESION:
+        return cb.cohesion_finish(sx, sy, count, vx, vy, ms)
     return cb.steer_towards(sx, sy, count, vx, vy, ms)
 
 
