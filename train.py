@@ -33,7 +33,7 @@ from typing import Any
 
 from agents import run_options
 from agents.compare import DEFAULT_SEED, env_arg
-from agents.policies import PolicyLoadError, UsageError
+from agents.policies import PolicyLoadError, UsageError, env_tag
 from agents.training import DEFAULT_N_ENVS as N_ENVS
 from agents.training import (
     EVAL_SEED,
@@ -44,7 +44,6 @@ from agents.training import (
     Session,
     atomic_write_json,
     default_timesteps,
-    env_tag,
     hyperparameters,
     latest_checkpoint,
     prepare_run_dir,

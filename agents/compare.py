@@ -51,6 +51,7 @@ from agents.policies import (
     UsageError,
     agent_label,
     default_model_path,
+    env_tag,
     load_policy,
     make_scripted,
     read_model_metadata,
@@ -566,7 +567,7 @@ def main(argv: list[str] | None = None) -> int:
             torch.set_num_threads(1)  # small MLP, batched episodes: one thread is fastest
         env_id = env_id or "steer_env/Pursuit-v0"
         out = args.out or Path("runs") / "compare" / (
-            f"{ENV_SHORT[env_id]}__{datetime.now().strftime('%Y%m%d-%H%M%S')}"
+            f"{env_tag(env_id)}__{datetime.now().strftime('%Y%m%d-%H%M%S')}"
         )
         if out.exists() and not out.is_dir():
             raise UsageError(f"--out {out} exists and is not a folder")

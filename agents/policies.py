@@ -35,6 +35,14 @@ from steer_env.tasks import TASKS, get_task
 ENV_IDS = tuple(task.env_id for task in TASKS.values())
 ENV_SHORT = {task.env_id: task.name for task in TASKS.values()}
 ROLE = {task.env_id: task.learned_team for task in TASKS.values()}
+
+
+def env_tag(env_id: str) -> str:
+    """The task's short name in run and comparison folder names: ``pursuit`` for
+    ``steer_env/Pursuit-v0``; a team task's name as it is."""
+    return ENV_SHORT.get(env_id, env_id.split("/")[-1])
+
+
 #: Scripted agents for the learned agent's role, in table order (``classic`` first).
 SCRIPTED_FOR_ENV = {task.env_id: tuple(task.baselines) for task in TASKS.values()}
 #: Long names accepted for the scripted agents (``classic-pursuer``, ...).

@@ -43,14 +43,13 @@ from typing import Any
 import numpy as np
 
 from agents import run_options
-from agents.policies import ENV_SHORT, PolicyLoadError, UsageError
+from agents.policies import ENV_SHORT, PolicyLoadError, UsageError, env_tag
 from agents.rllib_policy import INSTALL_HINT, METADATA_FILE, read_rllib_metadata
 from agents.training import (
     EVAL_SEED,
     RunPaths,
     atomic_write_json,
     check_new_run_dir,
-    env_tag,
 )
 from steer_env.cli import fail, non_negative_int, positive_int
 

@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 
 from agents.policies import ENV_SHORT, METADATA_KEY, UsageError
+from agents.policies import env_tag as env_tag  # re-exported: its home is agents.policies
 from steer_env.cli import SEED_MAX, atomic_output, remove_stale_temporaries
 
 #: Algorithms ``train.py`` trains.
@@ -111,12 +112,6 @@ def trained_timesteps(algo: str, hp: dict[str, Any], n_envs: int, remaining: int
         return 0
     chunk = hp["n_steps"] * n_envs if algo in ON_POLICY else n_envs * int(hp.get("train_freq", 1))
     return -(-remaining // chunk) * chunk
-
-
-def env_tag(env_id: str) -> str:
-    """The task's short name for run folders: ``pursuit`` for ``steer_env/Pursuit-v0``
-    (``python -m agents.compare`` names its folders the same way)."""
-    return ENV_SHORT.get(env_id, env_id.split("/")[-1])
 
 
 def default_timesteps(algo: str, env_id: str) -> int:

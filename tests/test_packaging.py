@@ -50,16 +50,20 @@ def test_run_folders_spell_the_env_as_every_command_does():
     """``train.py`` and ``python -m agents.compare`` name their folders by the task's short
     name (``pursuit``), whether the user typed the short name or the full id."""
     from agents.compare import env_arg
-    from agents.policies import ENV_SHORT
+    from agents.policies import env_tag
     from agents.run_options import run_name
-    from agents.training import env_tag
 
-    for typed in ("pursuit", "steer_env/Pursuit-v0", "evasion", "team_pursuit"):
-        env = env_arg(typed)
-        tag = env_tag(env)
-        assert tag == ENV_SHORT.get(env, env)
-        assert run_name(tag, "ppo", 0).startswith(f"{tag}__ppo__0__")
-    assert env_tag("steer_env/Pursuit-v0") == "pursuit"
+    expected = {
+        "pursuit": "pursuit",
+        "steer_env/Pursuit-v0": "pursuit",
+        "evasion": "evasion",
+        "steer_env/Evasion-v0": "evasion",
+        "team_pursuit": "team_pursuit",
+        "team_pursuit_v0": "team_pursuit",
+    }
+    for typed, tag in expected.items():
+        assert env_tag(env_arg(typed)) == tag
+        assert run_name(env_tag(env_arg(typed)), "ppo", 0).startswith(f"{tag}__ppo__0__")
 
 
 def test_benchmark_help_names_each_option_by_its_own_name():

@@ -91,6 +91,23 @@ def _gym_seed(seed: int) -> int:
     return seed if seed < 2**63 else seed % (2**63)
 
 
+def step_info(
+    distance: Any, capture: Any, escape: Any, shaping: Any, is_success: Any, capture_step: Any
+) -> dict[str, Any]:
+    """The info of every step and reset of a single-agent task, the same keys always: the
+    distance to the nearest opponent (m), the reward's terms, the outcome (``is_success``,
+    False before the final step) and the step of capture (-1 unless the episode ended in
+    one). The native vector env reports the same keys as ``(num_envs,)`` arrays."""
+    return {
+        "distance": distance,
+        "reward_capture": capture,
+        "reward_escape": escape,
+        "reward_shaping": shaping,
+        "is_success": is_success,
+        "capture_step": capture_step,
+    }
+
+
 class SteerEnv(gym.Env[NDArray[np.float32], NDArray[np.float32]]):
     """Base class of the single-agent envs: the learned agent of ``task`` in one
     :class:`Batch`."""
@@ -224,15 +241,8 @@ class SteerEnv(gym.Env[NDArray[np.float32], NDArray[np.float32]]):
             self._trails.reset(self.batch.state.position[0])
         if self.render_mode == "human":
             self.render()
-        info = {
-            "distance": float(self.batch.nearest_opponent_distance()[0, 0]),
-            "reward_capture": 0.0,
-            "reward_escape": 0.0,
-            "reward_shaping": 0.0,
-            "is_success": False,
-            "capture_step": -1,
-        }
-        return obs[0, 0], info
+        distance = float(self.batch.nearest_opponent_distance()[0, 0])
+        return obs[0, 0], step_info(distance, 0.0, 0.0, 0.0, False, -1)
 
     def step(self, action: Any) -> tuple[NDArray[np.float32], float, bool, bool, dict[str, Any]]:
         if self._needs_reset:
@@ -259,14 +269,7 @@ class SteerEnv(gym.Env[NDArray[np.float32], NDArray[np.float32]]):
             success = self.task.is_success(bool(captured))
             if captured:
                 capture_step = int(self.batch.state.steps[0])
-        info: dict[str, Any] = {
-            "distance": row.distance,
-            "reward_capture": row.capture,
-            "reward_escape": row.escape,
-            "reward_shaping": row.shaping,
-            "is_success": success,
-            "capture_step": capture_step,
-        }
+        info = step_info(row.distance, row.capture, row.escape, row.shaping, success, capture_step)
         if self._trails is not None:
             self._trails.push(self.batch.state.position[0])
         if self.render_mode == "human":

@@ -74,6 +74,7 @@ of a name that is not an agent raise ``UnknownAgentError`` (a ``KeyError`` and a
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import numpy as np
@@ -145,14 +146,8 @@ class TeamPursuitEnv(ParallelEnv):
         saying what it is and listing them."""
         if isinstance(agent, str) and agent in self._index:
             return agent
-        scripted = isinstance(agent, str) and any(
-            agent == f"{role}_{i}"
-            for role, count in (
-                ("pursuer", self.config.n_pursuers),
-                ("evader", self.config.n_evaders),
-            )
-            for i in range(count)
-        )
+        every_vehicle = TASK.agent_names(dataclasses.replace(self.config, learned="both"))
+        scripted = agent in every_vehicle
         why = (
             f"is scripted in this env (learned={self.config.learned!r})"
             if scripted
@@ -184,16 +179,7 @@ class TeamPursuitEnv(ParallelEnv):
         distance = self.batch.nearest_opponent_distance()[0]
         team = self._team_metrics()
         infos = {
-            name: {
-                "distance": float(distance[a]),
-                "reward_capture": 0.0,
-                "reward_escape": 0.0,
-                "reward_shaping": 0.0,
-                "captured": False,
-                "captures": 0,
-                **team,
-                "capture_steps": team["capture_steps"].copy(),
-            }
+            name: _agent_info(float(distance[a]), 0.0, 0.0, 0.0, False, 0, team)
             for name, a in self._index.items()
         }
         if self._trails is not None:
@@ -222,16 +208,15 @@ class TeamPursuitEnv(ParallelEnv):
             rewards[name] = row.reward
             terminations[name] = bool(row.terminated)
             truncations[name] = False
-            infos[name] = {
-                "distance": row.distance,
-                "reward_capture": row.capture,
-                "reward_escape": row.escape,
-                "reward_shaping": row.shaping,
-                "captured": bool(row.captured),
-                "captures": int(row.captures),
-                **team,
-                "capture_steps": team["capture_steps"].copy(),
-            }
+            infos[name] = _agent_info(
+                row.distance,
+                row.capture,
+                row.escape,
+                row.shaping,
+                bool(row.captured),
+                int(row.captures),
+                team,
+            )
         # Agents that left the game (captured, or everyone at the end) leave ``agents``.
         self.agents = [name for name in live if not terminations[name]]
         if self._trails is not None:
@@ -327,6 +312,30 @@ class TeamPursuitEnv(ParallelEnv):
         state["_renderer"] = None
         state["_trails"] = None
         return state
+
+
+def _agent_info(
+    distance: float,
+    capture: float,
+    escape: float,
+    shaping: float,
+    captured: bool,
+    captures: int,
+    team: dict[str, Any],
+) -> dict[str, Any]:
+    """One agent's info, the same keys at reset and every step (the module docstring):
+    its distance and reward terms, whether it was captured, the team's captures on this
+    step and the team metrics (each agent gets its own copy of ``capture_steps``)."""
+    return {
+        "distance": distance,
+        "reward_capture": capture,
+        "reward_escape": escape,
+        "reward_shaping": shaping,
+        "captured": captured,
+        "captures": captures,
+        **team,
+        "capture_steps": team["capture_steps"].copy(),
+    }
 
 
 class UnknownAgentError(KeyError, ValueError):

@@ -28,7 +28,13 @@ from numpy.typing import NDArray
 
 from steer_env.engine.batch import Batch, StepResult
 from steer_env.envs import streams
-from steer_env.envs.base import RENDER_FPS, validate_actions, validate_render_mode, validate_seed
+from steer_env.envs.base import (
+    RENDER_FPS,
+    step_info,
+    validate_actions,
+    validate_render_mode,
+    validate_seed,
+)
 from steer_env.tasks import Task, get_task
 from steer_env.tasks.config import TIME_LIMIT, check_num_envs, check_number, make_config
 
@@ -188,16 +194,16 @@ class SteerVectorEnv(VectorEnv):
                 self._trails[i].reset(self.batch.state.position[i])
         if self.render_mode == "human":
             self.render()
-        zeros = np.zeros(self.num_envs)
-        values = {
-            "distance": self.batch.nearest_opponent_distance()[:, 0],
-            "reward_capture": zeros,
-            "reward_escape": zeros.copy(),
-            "reward_shaping": zeros.copy(),
-            "is_success": np.zeros(self.num_envs, dtype=bool),
-            "capture_step": np.full(self.num_envs, -1, dtype=np.int64),
-        }
-        return obs[:, 0], with_masks(values, self.num_envs)
+        e = self.num_envs
+        values = step_info(
+            self.batch.nearest_opponent_distance()[:, 0],
+            np.zeros(e),
+            np.zeros(e),
+            np.zeros(e),
+            np.zeros(e, dtype=bool),
+            np.full(e, -1, dtype=np.int64),
+        )
+        return obs[:, 0], with_masks(values, e)
 
     def step(
         self, actions: Any
@@ -262,17 +268,24 @@ class SteerVectorEnv(VectorEnv):
     def _infos(self, result: StepResult, terminal: NDArray[np.bool_]) -> dict[str, Any]:
         """The same keys every step (and at reset), each with its ``_key`` mask: values of
         ``is_success`` and ``capture_step`` count on an episode's final step."""
-        captured = (result.captures > 0) | result.captured[:, 0]
-        success = captured if self.task.success == "capture" else ~captured
-        values = {
-            "distance": result.distance[:, 0],
-            "reward_capture": result.reward_capture[:, 0],
-            "reward_escape": result.reward_escape[:, 0],
-            "reward_shaping": result.reward_shaping[:, 0],
-            "is_success": success & terminal,
-            "capture_step": np.where(terminal & captured, self.batch.state.steps, -1),
-        }
-        return with_masks(values, self.num_envs)
+        e = self.num_envs
+        if terminal.any():
+            captured = (result.captures > 0) | result.captured[:, 0]
+            success = captured if self.task.success == "capture" else ~captured
+            is_success = success & terminal
+            capture_step = np.where(terminal & captured, self.batch.state.steps, -1)
+        else:  # most steps: no outcome to read, so none is computed
+            is_success = np.zeros(e, dtype=bool)
+            capture_step = np.full(e, -1, dtype=np.int64)
+        values = step_info(
+            result.distance[:, 0],
+            result.reward_capture[:, 0],
+            result.reward_escape[:, 0],
+            result.reward_shaping[:, 0],
+            is_success,
+            capture_step,
+        )
+        return with_masks(values, e)
 
     def render(self) -> tuple[NDArray[np.uint8], ...] | None:
         """One ``(H, W, 3)`` frame per environment (as ``SyncVectorEnv`` returns them); in
