@@ -24,9 +24,10 @@ import numpy as np
 from numpy.typing import NDArray
 
 from steer_env import vecmath
-from steer_env.engine.batch import Batch, VehicleSpec, World
+from steer_env.engine.batch import Batch, VehicleSpec
 from steer_env.engine.strategy import Strategy
 from steer_env.envs import streams
+from steer_env.rules.pursuit_evasion import World
 from steer_env.tasks import STRATEGIES, TEAM_TASKS, Task, TaskConfig, get_task
 from steer_env.tasks.config import make_config
 
@@ -117,6 +118,11 @@ class ScriptedPolicy:
         seat = next(i for i, v in enumerate(roster) if v.team == role)
         self._roster = _decode_roster(roster, seat, self._world, self.strategy)
 
+    @property
+    def _time_index(self) -> int:
+        """Position of the elapsed-time feature in the observation (the task's table)."""
+        return self._world.rules.FEATURES.position(self._world, "self", "time")
+
     def _view(self, rows: int) -> Batch:
         """A batch of ``rows`` environments to rebuild observations into (kept per size, so
         wander state carries over between calls with the same batch shape)."""
@@ -151,7 +157,7 @@ class ScriptedPolicy:
         lead = obs.shape[:-1]
         flat = obs.reshape(-1, self.obs_dim)
         view = self._view(flat.shape[0])
-        starting = flat[:, 10] <= -1.0  # the time feature of the first step
+        starting = flat[:, self._time_index] <= -1.0  # the time feature of the first step
         if episode_start is not None:
             starting = starting | np.asarray(episode_start, dtype=bool).reshape(-1)
         view.state.wander[starting, 0] = (self.strategy.wander_radius(), 0.0)

@@ -41,7 +41,6 @@ from agents.policies import (
     models_dir,
 )
 from steer_env import cli
-from steer_env.engine import layout
 from steer_env.tasks import TEAM_TASKS
 
 TASK = TEAM_TASKS["team_pursuit"]
@@ -167,7 +166,10 @@ class Match:
             raise UsageError(str(exc)) from None
         self._acting = [
             (policy, np.flatnonzero(self.venv.agent_team == code))
-            for policy, code in ((pursuers, layout.PURSUER), (evaders, layout.EVADER))
+            for policy, code in (
+                (pursuers, self.venv.batch.team_code("pursuer")),
+                (evaders, self.venv.batch.team_code("evader")),
+            )
             if not isinstance(policy, str)
         ]
 

@@ -8,9 +8,10 @@ import pytest
 
 from steer_env import behaviors, combine
 from steer_env.engine import layout
-from steer_env.engine.batch import Batch, VehicleSpec, World
+from steer_env.engine.batch import Batch, VehicleSpec
 from steer_env.engine.strategy import Behavior, Strategy
 from steer_env.envs import streams
+from steer_env.rules.pursuit_evasion import World
 from steer_env.tasks import get_task
 from steer_env.tasks.pursuit_evasion import classic_evader, classic_pursuer
 
@@ -102,13 +103,17 @@ def test_a_pickled_or_copied_batch_steps_with_the_code_already_compiled():
     import copy
     import pickle
 
-    from steer_env.engine import step as compiled
+    from steer_env.engine import step as engine_step
+    from steer_env.rules.pursuit_evasion import compiled as rules_step
+
+    def dispatcher(name):
+        return getattr(rules_step if name in Batch._RULES_ENTRIES else engine_step, name)
 
     batch = _team_batch(num_envs=2)
     batch.reset(None, _keys(2))
     actions = np.full((2, 3, 2), 0.5)
     batch.step(actions)
-    compiled_before = {name: compiled.__dict__[name].signatures for name in batch._entries}
+    compiled_before = {name: dispatcher(name).signatures for name in batch._entries}
     clones = (pickle.loads(pickle.dumps(batch)), copy.deepcopy(batch))
     batch.step(actions)
     for clone in clones:
@@ -117,7 +122,7 @@ def test_a_pickled_or_copied_batch_steps_with_the_code_already_compiled():
         clone.step(actions)
         np.testing.assert_array_equal(clone.state.position, batch.state.position)
         for name in clone._entries:
-            assert compiled.__dict__[name].signatures == compiled_before[name], name
+            assert dispatcher(name).signatures == compiled_before[name], name
 
 
 def test_every_caller_of_the_strategy_stage_shares_one_compiled_version():

@@ -12,10 +12,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from steer_env import behaviors, combine
-from steer_env.engine.batch import Batch, VehicleSpec, World
+from steer_env.engine.batch import Batch, VehicleSpec
 from steer_env.engine.strategy import Behavior, Strategy, encode
 from steer_env.envs import streams
 from steer_env.neighbors import find_neighbors
+from steer_env.rules.pursuit_evasion import World
 
 finite = st.floats(-20.0, 20.0, allow_nan=False)
 angle = st.floats(0.0, 2.0 * math.pi, allow_nan=False)

@@ -88,7 +88,12 @@ from pathlib import Path
 from steer_env.core import jit
 root = Path(sys.argv[1]) / "steer_env"
 locate = lambda f: jit.SteerCacheLocator(jit.source_stamp, str(root / f), "").get_source_stamp()
-print(json.dumps({"core": locate("core/physics.py"), "engine": locate("engine/step.py")}))
+print(json.dumps({
+    "core": locate("core/physics.py"),
+    "engine": locate("engine/step.py"),
+    "pursuit_evasion": locate("rules/pursuit_evasion/compiled.py"),
+    "other_rules": locate("rules/other_rules/compiled.py"),
+}))
 """
 
 
@@ -119,3 +124,36 @@ def test_engine_code_is_stamped_by_core_and_engine_sources_the_library_by_core(t
     after_core = _stamps(root)
     assert after_core["core"] != after_engine["core"]
     assert after_core["engine"] != after_engine["engine"]
+
+
+def test_each_rules_package_is_stamped_by_core_engine_and_its_own_sources(tmp_path):
+    """A task's compiled rules read the core, the engine and their own package: an edit of
+    any of those recompiles them, an edit of another task's rules does not."""
+    src = Path(steer_env.__file__).parent
+    root = tmp_path / "pkg"
+    shutil.copytree(src, root / "steer_env", ignore=shutil.ignore_patterns("__pycache__"))
+    other = root / "steer_env" / "rules" / "other_rules"
+    other.mkdir()
+    (other / "__init__.py").write_text("# another task's rules\n")
+    (other / "compiled.py").write_text("X = 1\n")
+    before = _stamps(root)
+    assert len(set(before.values())) == 4
+
+    (other / "compiled.py").write_text("X = 2\n")
+    after_other = _stamps(root)
+    assert after_other["pursuit_evasion"] == before["pursuit_evasion"]
+    assert after_other["engine"] == before["engine"]
+    assert after_other["other_rules"] != before["other_rules"]
+
+    rules_py = root / "steer_env" / "rules" / "pursuit_evasion" / "__init__.py"
+    rules_py.write_text(rules_py.read_text() + "\n# a rules edit\n")
+    after_rules = _stamps(root)
+    assert after_rules["pursuit_evasion"] != after_other["pursuit_evasion"]
+    assert after_rules["other_rules"] == after_other["other_rules"]
+    assert after_rules["engine"] == after_other["engine"]
+
+    engine_py = root / "steer_env" / "engine" / "features.py"
+    engine_py.write_text(engine_py.read_text() + "\n# an engine edit\n")
+    after_engine = _stamps(root)
+    assert after_engine["pursuit_evasion"] != after_rules["pursuit_evasion"]
+    assert after_engine["other_rules"] != after_rules["other_rules"]

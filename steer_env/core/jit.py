@@ -9,11 +9,13 @@ code is fresh by looking only at the file that *defines* the function. A kernel 
 kernel of another module, or reads a constant defined elsewhere, has that code and that
 constant compiled into it, so editing the other module would silently keep running the old
 machine code. :class:`SteerCacheLocator` claims every function defined under
-``steer_env/core`` or ``steer_env/engine`` and stamps its cache with a SHA-256 of the
-contents of every ``.py`` file its code can read: ``core``'s for the library's kernels and
-loops, ``core``'s and ``engine``'s for the engine. Any edit there invalidates the cache of
-every function that could have compiled it in, which is then recompiled on first use; an
-engine edit leaves the library's cache valid.
+``steer_env/core``, ``steer_env/engine`` or a rules package ``steer_env/rules/<rules>`` and
+stamps its cache with a SHA-256 of the contents of every ``.py`` file its code can read:
+``core``'s for the library's kernels and loops, ``core``'s and ``engine``'s for the engine's
+stages, and those plus the package's own for a task's rules. Any edit there invalidates the
+cache of every function that could have compiled it in, which is then recompiled on first
+use; an engine edit leaves the library's cache valid, and one task's rules leave the
+others'.
 
 ``NUMBA_DISABLE_JIT=1`` runs every kernel as plain Python (slowly, with the same results).
 """
@@ -34,9 +36,13 @@ from numba.core import caching, config
 _PACKAGE = Path(__file__).resolve().parent.parent
 CORE_DIR = _PACKAGE / "core"
 ENGINE_DIR = _PACKAGE / "engine"
+#: Task rules (:mod:`steer_env.rules`): one package per kind of task, each compiling the
+#: engine's stages into its own step. A function of a rules package is stamped by the core,
+#: the engine and that package: editing one task's rules recompiles only that task.
+RULES_DIR = _PACKAGE / "rules"
 #: Folder of the defining file -> the folders whose sources stamp its functions.
 STAMPS = {CORE_DIR: (CORE_DIR,), ENGINE_DIR: (CORE_DIR, ENGINE_DIR)}
-STAMPED_DIRS = tuple(STAMPS)
+STAMPED_DIRS = (*STAMPS, RULES_DIR)
 
 _stamp_memo: dict[tuple, str] = {}
 
@@ -87,6 +93,10 @@ def _stamp_dirs(py_file: str) -> tuple[Path, ...] | None:
     for folder, dirs in STAMPS.items():
         if path.is_relative_to(folder):
             return dirs
+    if path.is_relative_to(RULES_DIR):
+        parts = path.relative_to(RULES_DIR).parts
+        if len(parts) > 1:
+            return (CORE_DIR, ENGINE_DIR, RULES_DIR / parts[0])
     return None
 
 

@@ -2,8 +2,9 @@
 
 A :class:`Batch` owns the state (:class:`~steer_env.engine.layout.State`), the vehicle
 table, the strategy table and the world record, and steps them with one call of the
-compiled step (:mod:`steer_env.engine.step`). Results come back as named records and are
-decoded here, once, into :class:`StepResult`.
+compiled step of the task's rules (:mod:`steer_env.rules`; the world names them). Results
+come back as the rules' named records and are decoded here, once, into a
+:class:`StepResult`.
 
 Every front end is a ``Batch``: the single Gymnasium env (``E = 1``), the native vector env
 (``gym.make_vec``), the SB3 adapter and the classic baselines (which build a one-vehicle
@@ -13,15 +14,19 @@ view of their observation and run their strategy through the same compiled stage
 from __future__ import annotations
 
 import struct
+from collections import namedtuple
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import NamedTuple
+from types import ModuleType
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
 from steer_env.engine import layout
 from steer_env.engine.strategy import Strategy, encode
+from steer_env.rules import pursuit_evasion
+from steer_env.rules.pursuit_evasion import World  # noqa: F401  (its home before rules/)
 
 Array = NDArray[np.float64]
 
@@ -64,44 +69,6 @@ class VehicleSpec:
     radius: float
 
 
-@dataclass(frozen=True)
-class World:
-    """Arena, episode and reward parameters shared by every environment of a batch."""
-
-    dt: float
-    arena_size: float
-    capture_radius: float
-    time_limit: int
-    end_on_first_capture: bool
-    shaping: bool
-    shaping_scale: float
-    shaping_gamma: float
-    observed_teammates: int
-    observed_opponents: int
-    start_margin: float
-    min_start_distance: float
-    capture_reward: float = 1.0
-    escape_reward: float = 1.0
-
-    def record(self) -> NDArray[np.void]:
-        """The :data:`~layout.WORLD` record (a length-1 array) the compiled step reads."""
-        w = np.zeros(1, dtype=layout.WORLD)
-        for name in layout.WORLD.names:
-            if name == "half_size":
-                w[name] = self.arena_size / 2.0
-            elif name == "diagonal":
-                w[name] = self.arena_size * np.sqrt(2.0)
-            else:
-                w[name] = getattr(self, name)
-        return w
-
-    @property
-    def obs_dim(self) -> int:
-        return layout.SELF_FEATURES + layout.OTHER_FEATURES * (
-            self.observed_teammates + self.observed_opponents
-        )
-
-
 def _struct_of(dtype: np.dtype) -> struct.Struct:
     """A ``struct`` reading one record of ``dtype`` (fields in offset order, padding
     skipped): the same names and offsets the compiled code writes."""
@@ -115,29 +82,22 @@ def _struct_of(dtype: np.dtype) -> struct.Struct:
     return struct.Struct(fmt + "x" * (dtype.itemsize - at))
 
 
-_AGENT_STRUCT = _struct_of(layout.AGENT_RESULT)
-_ENV_STRUCT = _struct_of(layout.ENV_RESULT)
-
-
-class AgentStep(NamedTuple):
-    """One learned agent's step in one environment, as Python scalars."""
-
-    reward: float
-    capture: float  #: reward term
-    escape: float  #: reward term
-    shaping: float  #: reward term
-    distance: float  #: m to the nearest opponent after the step
-    terminated: bool  #: the agent's episode is over
-    captured: bool  #: this (evader) agent was captured on this step
-    done: bool  #: the environment's episode ended on this step
-    captures: int  #: evaders captured in the environment on this step
-    timed_out: bool  #: the environment reached its time limit on this step
-
-
 class StepResult:
     """One step of every environment: the compiled step's records, decoded here and only
-    here. Arrays are ``(E, k)`` per learned agent, ``(E,)`` per environment;
-    ``observation`` is ``(E, k, obs_dim)`` float32 (after the step)."""
+    here. Each field of the rules' ``AGENT_RESULT`` record is an ``(E, k)`` array
+    attribute (``reward``, ``terminated``, ... and each reward term, also as
+    ``reward_<term>``), each field of ``ENV_RESULT`` an ``(E,)`` one (``done``, ...);
+    ``observation`` is ``(E, k, obs_dim)`` float32 (after the step). The attributes of a
+    rules' results are made once, by :func:`result_type`."""
+
+    #: The rules' records and the namedtuple of :meth:`row`, set by :func:`result_type`.
+    agent_dtype: np.dtype
+    env_dtype: np.dtype
+    Row: type
+    _agent_struct: struct.Struct
+    _env_struct: struct.Struct
+    _agent_size: int
+    _env_size: int
 
     def __init__(
         self,
@@ -154,75 +114,64 @@ class StepResult:
         # that reuses its buffers passes views made once.
         self._bytes = record_bytes
 
-    # Per learned agent, (E, k).
-    @property
-    def reward(self) -> Array:
-        return self._results["reward"]
-
-    @property
-    def reward_capture(self) -> Array:
-        return self._results["capture"]
-
-    @property
-    def reward_escape(self) -> Array:
-        return self._results["escape"]
-
-    @property
-    def reward_shaping(self) -> Array:
-        return self._results["shaping"]
-
-    @property
-    def distance(self) -> Array:
-        return self._results["distance"]
-
-    @property
-    def terminated(self) -> NDArray[np.bool_]:
-        return self._results["terminated"]
-
-    @property
-    def captured(self) -> NDArray[np.bool_]:
-        return self._results["captured"]
-
-    # Per environment, (E,).
-    @property
-    def done(self) -> NDArray[np.bool_]:
-        return self._env_results["done"]
-
-    @property
-    def captures(self) -> NDArray[np.int64]:
-        return self._env_results["captures"]
-
-    @property
-    def timed_out(self) -> NDArray[np.bool_]:
-        return self._env_results["timed_out"]
-
-    def row(self, env: int, agent: int) -> AgentStep:
-        """Agent ``agent`` of environment ``env`` as Python scalars (the single env's path:
-        two ``struct`` reads of the records' bytes, about 10x cheaper than ``item``)."""
+    def row(self, env: int, agent: int) -> Any:
+        """Agent ``agent`` of environment ``env`` as a namedtuple of Python scalars: the
+        fields of ``AGENT_RESULT``, then those of ``ENV_RESULT`` (the single env's path: two
+        ``struct`` reads of the records' bytes, about 10x cheaper than ``item``)."""
         k = self._results.shape[1]
         if self._bytes is None:
             self._bytes = _record_bytes(self._results, self._env_results)
         agent_bytes, env_bytes = self._bytes
-        reward, capture, escape, shaping, distance, terminated, captured = (
-            _AGENT_STRUCT.unpack_from(agent_bytes, (env * k + agent) * _AGENT_SIZE)
-        )
-        done, captures, timed_out = _ENV_STRUCT.unpack_from(env_bytes, env * _ENV_SIZE)
-        return AgentStep(
-            reward,
-            capture,
-            escape,
-            shaping,
-            distance,
-            terminated,
-            captured,
-            done,
-            captures,
-            timed_out,
+        return self.Row(
+            *self._agent_struct.unpack_from(agent_bytes, (env * k + agent) * self._agent_size),
+            *self._env_struct.unpack_from(env_bytes, env * self._env_size),
         )
 
 
-_AGENT_SIZE = layout.AGENT_RESULT.itemsize
-_ENV_SIZE = layout.ENV_RESULT.itemsize
+def _field(source: str, name: str) -> property:
+    return property(lambda self: getattr(self, source)[name], doc=f"the ``{name}`` field")
+
+
+_RESULT_TYPES: dict[str, type[StepResult]] = {}
+
+
+def result_type(rules: ModuleType) -> type[StepResult]:
+    """The :class:`StepResult` of ``rules``: a property per field of its result records
+    (and ``reward_<term>`` per reward term), and the namedtuple ``Row`` of
+    :meth:`StepResult.row`, named ``AgentStep``."""
+    cls = _RESULT_TYPES.get(rules.__name__)
+    if cls is not None:
+        return cls
+    agent, env = rules.AGENT_RESULT, rules.ENV_RESULT
+    clash = set(agent.names) & set(env.names)
+    if clash:
+        raise ValueError(f"{rules.__name__}: result fields in both records: {sorted(clash)}")
+    attrs: dict[str, Any] = {
+        "agent_dtype": agent,
+        "env_dtype": env,
+        "Row": namedtuple("AgentStep", agent.names + env.names),
+        "_agent_struct": _struct_of(agent),
+        "_env_struct": _struct_of(env),
+        "_agent_size": agent.itemsize,
+        "_env_size": env.itemsize,
+        "__module__": __name__,
+    }
+    for name in agent.names:
+        attrs[name] = _field("_results", name)
+    for term in rules.REWARD_TERMS:
+        attrs[f"reward_{term}"] = _field("_results", term)
+    for name in env.names:
+        attrs[name] = _field("_env_results", name)
+    cls = type(f"StepResult_{rules.__name__.rsplit('.', 1)[-1]}", (StepResult,), attrs)
+    _RESULT_TYPES[rules.__name__] = cls
+    return cls
+
+
+#: One learned agent's step in one environment of the pursuit-evasion rules (Python
+#: scalars): ``reward``, the terms ``capture``, ``escape``, ``shaping``, ``distance`` (m to
+#: the nearest opponent after the step), ``terminated``, ``captured``, then the
+#: environment's ``done``, ``captures`` and ``timed_out``.
+AgentStep = result_type(pursuit_evasion).Row
 
 
 def _record_bytes(
@@ -263,13 +212,15 @@ class Batch:
     * ``agent_index``: ``(k,)`` vehicle index of each learned agent;
     * ``scene``: ``(obstacles, path)``, ``(M, 3)`` circles ``(x, y, radius)`` and a ``(P, 2)``
       polyline that obstacle avoidance, hide and path following use (empty by default);
-    * ``obs_dim``: observation length of an agent.
+    * ``obs_dim``: observation length of an agent;
+    * ``rules``: the task's rules package (:mod:`steer_env.rules`), named by ``world``:
+      its team names, records and compiled step.
     """
 
     def __init__(
         self,
         roster: Sequence[VehicleSpec],
-        world: World,
+        world: Any,
         num_envs: int,
         obstacles: NDArray[np.floating] | None = None,
         path: NDArray[np.floating] | None = None,
@@ -287,7 +238,14 @@ class Batch:
         vehicles = np.zeros(n, dtype=layout.VEHICLE)
         agents: list[int] = []
         draw = 0
-        teams = [layout.TEAM_NAMES.index(v.team) for v in self.roster]
+        team_names = self.rules.TEAMS
+        for spec in self.roster:
+            if spec.team not in team_names:
+                raise ValueError(
+                    f"team {spec.team!r} is not a team of these rules: use one of "
+                    f"{', '.join(team_names)}"
+                )
+        teams = [team_names.index(v.team) for v in self.roster]
         for i, spec in enumerate(self.roster):
             rec = vehicles[i]
             for name in ("mass", "max_speed", "max_force", "radius"):
@@ -321,8 +279,10 @@ class Batch:
         self.state = layout.empty_state(self.num_envs, n, self.n_agents)
         self._all = np.arange(self.num_envs, dtype=np.int64)
         self._every = np.ones(self.num_envs, dtype=np.bool_)
-        self._results = np.zeros((self.num_envs, self.n_agents), dtype=layout.AGENT_RESULT)
-        self._env_results = np.zeros(self.num_envs, dtype=layout.ENV_RESULT)
+        rules = self.rules
+        self._result_type = result_type(rules)
+        self._results = np.zeros((self.num_envs, self.n_agents), dtype=rules.AGENT_RESULT)
+        self._env_results = np.zeros(self.num_envs, dtype=rules.ENV_RESULT)
         self._entries: dict[str, object] = {}
         self._buffers = (
             np.zeros((self.num_envs, self.n_agents, self.obs_dim), dtype=np.float32),
@@ -341,6 +301,7 @@ class Batch:
         state["_entries"] = {}
         state["_work"] = None
         del state["_buffer_bytes"]
+        del state["_result_type"]  # made per rules at run time: not importable by name
         return state
 
     def __setstate__(self, state: dict) -> None:
@@ -350,25 +311,53 @@ class Batch:
         for table in (self.vehicles, *self.scene):
             table.setflags(write=False)
         self._buffer_bytes = _record_bytes(self._buffers[1], self._buffers[2])
+        self._result_type = result_type(self.rules)
+
+    #: Entry points of the rules' compiled module (the others are the engine's).
+    _RULES_ENTRIES = frozenset(("reset", "observe", "step", "decode_observations"))
 
     def _call(self, name: str, args: tuple) -> None:
-        """Run the compiled entry point ``name`` of :mod:`steer_env.engine.step` (see
-        :func:`_fast`: the batch keeps every argument's type fixed)."""
+        """Run the compiled entry point ``name``: the rules' (``reset``, ``observe``,
+        ``step``) or the engine's (see :func:`_fast`: the batch keeps every argument's type
+        fixed)."""
         entry = self._entries.get(name)
         if entry is None:
-            self._entries[name] = _fast(getattr(_step_module(), name), args)
+            module = self.rules.load_compiled() if name in self._RULES_ENTRIES else _step_module()
+            self._entries[name] = _fast(getattr(module, name), args)
         else:
             entry(*args)
 
     # ------------------------------------------------------------------ views
     @property
+    def rules(self) -> ModuleType:
+        """The task's rules package (:mod:`steer_env.rules`), as the world names it."""
+        return self.world.rules
+
+    @property
+    def observation_bounds(self) -> tuple[NDArray[np.float32], NDArray[np.float32]]:
+        """``(low, high)`` of one agent's observation, from the rules' feature table."""
+        return self.rules.FEATURES.bounds(self.world)
+
+    @property
     def team(self) -> NDArray[np.int64]:
-        """``(n,)`` team code of each vehicle (:data:`layout.PURSUER` / :data:`layout.EVADER`)."""
+        """``(n,)`` team code of each vehicle: its index in the rules' ``TEAMS``."""
         return self.vehicles["team"]
+
+    def team_code(self, name: str, parameter: str = "team") -> int:
+        """The code of team ``name`` (``ValueError`` naming ``parameter`` and listing the
+        rules' teams)."""
+        teams = self.rules.TEAMS
+        if name not in teams:
+            raise ValueError(f"{parameter} must be one of {', '.join(teams)}, got {name!r}")
+        return teams.index(name)
+
+    def is_team(self, name: str) -> NDArray[np.bool_]:
+        """``(n,)`` whether each vehicle is of team ``name``."""
+        return self.vehicles["team"] == self.team_code(name)
 
     @property
     def is_pursuer(self) -> NDArray[np.bool_]:
-        return self.vehicles["team"] == layout.PURSUER
+        return self.is_team("pursuer")
 
     # ------------------------------------------------------------------ reset / step
     def reset(
@@ -460,7 +449,7 @@ class Batch:
             self._work,
         )
         self._call("step", args)
-        return StepResult(results, env_results, obs, self._buffer_bytes if reuse else None)
+        return self._result_type(results, env_results, obs, self._buffer_bytes if reuse else None)
 
     def observe(
         self, envs: NDArray[np.intp] | None = None, out: NDArray[np.float32] | None = None
@@ -524,14 +513,14 @@ class Batch:
 
     def load_observations(self, observations: NDArray[np.floating]) -> None:
         """Set the state to what agent 0's observations ``(E, obs_dim)`` show (the inverse
-        of the observation; see :func:`steer_env.engine.step.decode_observations`). The
+        of the observation; see the rules' ``compiled.decode_observations``). The
         roster must be the observer, then its teammate slots, then its opponent slots."""
         obs = np.ascontiguousarray(observations, dtype=np.float64)
         if obs.shape != (self.num_envs, self.obs_dim):
             raise ValueError(
                 f"observations must have shape ({self.num_envs}, {self.obs_dim}), got {obs.shape}"
             )
-        _step_module().decode_observations(obs, self.state, self.vehicles, self._world)
+        self.rules.load_compiled().decode_observations(obs, self.state, self.vehicles, self._world)
 
     def nearest_opponent(self, env: int, vehicle: int) -> int:
         """Index of the nearest opponent in the game of ``vehicle`` in environment ``env``

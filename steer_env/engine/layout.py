@@ -4,14 +4,16 @@ Everything the compiled step reads or writes is one of these, so a field is addr
 its name on both sides of the boundary (``world.capture_radius``, ``vehicles[i].max_speed``,
 ``results[e, a].reward``) instead of by a row number:
 
-* :data:`WORLD`: one record of scalar parameters of the arena, the episode and the
-  rewards (built by :func:`steer_env.engine.batch.world_record`).
+* a task's world record: scalar parameters of the arena, the episode and the rewards,
+  defined by its rules (:data:`steer_env.rules.pursuit_evasion.WORLD`); the shared stages
+  read ``dt`` and ``half_size`` of it;
 * :data:`VEHICLE`: one record per vehicle of an environment: physical limits, team and
   who drives it (a learned agent or a scripted strategy).
 * :data:`BEHAVIOR` and :data:`STRATEGY`: scripted strategies as data, one row per classic
   behaviour with its weight and parameters (:mod:`steer_env.engine.strategy` builds them).
-* :data:`AGENT_RESULT` and :data:`ENV_RESULT`: what one step returns, per learned agent
-  and per environment (decoded in one place, :class:`steer_env.engine.batch.StepResult`).
+* what one step returns, per learned agent and per environment, is the rules' too
+  (``AGENT_RESULT`` and ``ENV_RESULT``), decoded in one place
+  (:class:`steer_env.engine.batch.StepResult`).
 
 The state itself is :class:`State`, a named tuple of arrays. Units: m, s, kg, N.
 """
@@ -24,10 +26,6 @@ import numpy as np
 from numpy.typing import NDArray
 
 # --------------------------------------------------------------------------- codes
-#: Teams.
-PURSUER, EVADER = 0, 1
-TEAM_NAMES = ("pursuer", "evader")
-
 #: ``VEHICLE.strategy`` of a vehicle driven by a learned agent.
 LEARNED = -1
 
@@ -91,46 +89,14 @@ TARGET_NAMES = (
 WEIGHTED_SUM, PRIORITIZED, DITHERED = 0, 1, 2
 COMBINATION_NAMES = ("weighted_sum", "prioritized", "dithered")
 
-#: Candidate start positions drawn per vehicle to respect ``min_start_distance``.
-START_CANDIDATES = 16
-#: Random draws per vehicle at reset: ``START_CANDIDATES`` (x, y) pairs, heading, wander.
-RESET_DRAWS_PER_VEHICLE = 2 * START_CANDIDATES + 2
-#: Observation features about the agent itself: velocity (2), wall offsets (8), time (1).
-SELF_FEATURES = 11
-#: Features per observed other vehicle: relative position (2), relative velocity (2),
-#: present flag (1).
-OTHER_FEATURES = 5
-
 # --------------------------------------------------------------------------- records
-WORLD = np.dtype(
-    [
-        ("dt", "f8"),  # s
-        ("half_size", "f8"),  # m, the arena is [-half_size, half_size]^2
-        ("arena_size", "f8"),  # m
-        ("diagonal", "f8"),  # m
-        ("capture_radius", "f8"),  # m
-        ("time_limit", "i8"),  # steps; reaching it ends the episode (terminal)
-        ("end_on_first_capture", "?"),  # else: when every evader is captured
-        ("capture_reward", "f8"),
-        ("escape_reward", "f8"),
-        ("shaping", "?"),
-        ("shaping_scale", "f8"),
-        ("shaping_gamma", "f8"),
-        ("observed_teammates", "i8"),
-        ("observed_opponents", "i8"),
-        ("start_margin", "f8"),  # m from the walls at the start
-        ("min_start_distance", "f8"),  # m from every opponent already placed
-    ],
-    align=True,
-)
-
 VEHICLE = np.dtype(
     [
         ("mass", "f8"),  # kg
         ("max_speed", "f8"),  # m/s
         ("max_force", "f8"),  # N
         ("radius", "f8"),  # m
-        ("team", "i8"),  # PURSUER or EVADER
+        ("team", "i8"),  # index of its team in the rules' TEAMS
         ("strategy", "i8"),  # row of the strategy table, or LEARNED
         ("agent", "i8"),  # index among the learned agents, or -1
         ("draw_offset", "i8"),  # first per-step random draw of its strategy
@@ -184,28 +150,6 @@ STRATEGY = np.dtype(
     [
         ("combination", "i8"),
         ("n_behaviors", "i8"),
-    ],
-    align=True,
-)
-
-AGENT_RESULT = np.dtype(
-    [
-        ("reward", "f8"),
-        ("capture", "f8"),  # reward term: capture_reward per capture (pursuers), minus it (evader)
-        ("escape", "f8"),  # reward term: escape_reward for an evader in the game at the end
-        ("shaping", "f8"),  # reward term: potential-based shaping
-        ("distance", "f8"),  # m to the nearest opponent after the step
-        ("terminated", "?"),  # the agent's episode is over (it left the game or the env ended)
-        ("captured", "?"),  # an evader agent captured on this step
-    ],
-    align=True,
-)
-
-ENV_RESULT = np.dtype(
-    [
-        ("done", "?"),  # the episode ended on this step
-        ("captures", "i8"),  # evaders captured on this step
-        ("timed_out", "?"),  # the episode reached time_limit on this step
     ],
     align=True,
 )

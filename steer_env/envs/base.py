@@ -125,9 +125,7 @@ class SteerEnv(gym.Env[NDArray[np.float32], NDArray[np.float32]]):
         self.render_mode = render_mode
         self.batch = self._make_batch(self.config)
         self.action_space = spaces.Box(-1.0, 1.0, shape=(2,), dtype=np.float32)
-        self.observation_space = spaces.Box(
-            -1.0, 1.0, shape=(self.batch.obs_dim,), dtype=np.float32
-        )
+        self.observation_space = spaces.Box(*self.batch.observation_bounds, dtype=np.float32)
         self._needs_reset = True
         self._keyed = False  # whether a reset has keyed the episode stream yet
         self._renderer = None

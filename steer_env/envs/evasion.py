@@ -41,17 +41,17 @@ class EvasionEnv(SteerEnv):
     max_observed_opponents or n_opponents`` opponent slots, nearest first (K = 2 and 21 values
     by default):
 
-    | Index        | Observation                                                     | Min | Max |
-    |--------------|-----------------------------------------------------------------|-----|-----|
-    | 0, 1         | own velocity (forward, side) / agent_max_speed                  | -1  | 1   |
-    | 2, 3         | offset to the nearest point of the west wall / arena_size       | -1  | 1   |
-    | 4, 5         | ... east wall                                                   | -1  | 1   |
-    | 6, 7         | ... south wall                                                  | -1  | 1   |
-    | 8, 9         | ... north wall                                                  | -1  | 1   |
-    | 10           | elapsed time: 2 * step / time_limit - 1                         | -1  | 1   |
-    | 11 + 5k + 0,1| opponent k position relative to the agent / arena diagonal      | -1  | 1   |
-    | 11 + 5k + 2,3| opponent k velocity relative to the agent / (sum of max speeds) | -1  | 1   |
-    | 11 + 5k + 4  | 1 if slot k holds an opponent, 0 if it is padding               | 0   | 1   |
+    | Index | Observation | Min | Max |
+    |-------|-------------|-----|-----|
+    | 0, 1 | own velocity (forward, side) / max speed | -1 | 1 |
+    | 2, 3 | offset to the nearest point of the west wall / arena_size | -1 | 1 |
+    | 4, 5 | ... east wall | -1 | 1 |
+    | 6, 7 | ... south wall | -1 | 1 |
+    | 8, 9 | ... north wall | -1 | 1 |
+    | 10 | elapsed time: 2 * step / time_limit - 1 | -1 | 1 |
+    | 11 + 5k + 0, 1 | opponent k position relative to the agent / arena diagonal | -1 | 1 |
+    | 11 + 5k + 2, 3 | opponent k velocity relative to the agent / (sum of max speeds) | -1 | 1 |
+    | 11 + 5k + 4 | 1 if slot k holds an opponent, 0 if it is padding | 0 | 1 |
 
     ## Rewards
 

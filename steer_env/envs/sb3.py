@@ -174,16 +174,13 @@ class TeamSB3VecEnv(_BatchVecEnv):
     """
 
     def __init__(self, vector_env: Any, role: str = "pursuer", opponent: Any = None) -> None:
-        from steer_env.engine import layout
         from steer_env.envs.team_vector import TeamPursuitVectorEnv
 
         if not isinstance(vector_env, TeamPursuitVectorEnv):
             raise TypeError(
                 f"vector_env must be a TeamPursuitVectorEnv, got {type(vector_env).__name__}"
             )
-        if role not in layout.TEAM_NAMES:
-            raise ValueError(f"role must be one of {', '.join(layout.TEAM_NAMES)}, got {role!r}")
-        code = layout.TEAM_NAMES.index(role)
+        code = vector_env.batch.team_code(role, "role")
         self.role = role
         self.slots = np.flatnonzero(vector_env.agent_team == code)
         self.others = np.flatnonzero(vector_env.agent_team != code)

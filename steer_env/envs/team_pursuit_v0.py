@@ -50,6 +50,24 @@ state              ``state()``: every vehicle's position, velocity and in-game f
                    ``(5 (N + M),)`` float32, within ``state_space``
 ================== ===================================================================
 
+The observation of an agent, in its frame (``T`` teammate slots, then ``O`` opponent
+slots):
+
+| Index | Observation | Min | Max |
+|-------|-------------|-----|-----|
+| 0, 1 | own velocity (forward, side) / max speed | -1 | 1 |
+| 2, 3 | offset to the nearest point of the west wall / arena_size | -1 | 1 |
+| 4, 5 | ... east wall | -1 | 1 |
+| 6, 7 | ... south wall | -1 | 1 |
+| 8, 9 | ... north wall | -1 | 1 |
+| 10 | elapsed time: 2 * step / time_limit - 1 | -1 | 1 |
+| 11 + 5k + 0, 1 | teammate k position relative to the agent / arena diagonal | -1 | 1 |
+| 11 + 5k + 2, 3 | teammate k velocity relative to the agent / (sum of max speeds) | -1 | 1 |
+| 11 + 5k + 4 | 1 if slot k holds a teammate, 0 if it is padding | 0 | 1 |
+| 11 + 5T + 5k + 0, 1 | opponent k position relative to the agent / arena diagonal | -1 | 1 |
+| 11 + 5T + 5k + 2, 3 | opponent k velocity relative to the agent / (sum of max speeds) | -1 | 1 |
+| 11 + 5T + 5k + 4 | 1 if slot k holds an opponent, 0 if it is padding | 0 | 1 |
+
 Arguments (keyword, validated; ``ValueError`` names the argument and its range): every
 field of :class:`~steer_env.tasks.team_pursuit.TeamConfig` (``n_pursuers``, ``n_evaders``,
 ``learned`` = ``"pursuers"`` | ``"evaders"`` | ``"both"``, ``speed_ratio``, ``time_limit``,
@@ -84,7 +102,6 @@ from pettingzoo import AECEnv, ParallelEnv
 from pettingzoo.utils.conversions import parallel_to_aec_wrapper
 from pettingzoo.utils.wrappers import OrderEnforcingWrapper
 
-from steer_env.engine import layout
 from steer_env.engine.batch import Batch
 from steer_env.envs import streams
 from steer_env.envs.base import RENDER_FPS, validate_actions, validate_render_mode, validate_seed
@@ -126,7 +143,7 @@ class TeamPursuitEnv(ParallelEnv):
             for name in self.possible_agents
         }
         self._observation_spaces = {
-            name: spaces.Box(-1.0, 1.0, shape=(self.batch.obs_dim,), dtype=np.float32)
+            name: spaces.Box(*self.batch.observation_bounds, dtype=np.float32)
             for name in self.possible_agents
         }
         self._state_space = _state_space(self.batch, self.config.half_size)
@@ -251,7 +268,7 @@ class TeamPursuitEnv(ParallelEnv):
         """What every agent's info holds of the team: evaders captured and left, and the
         step each evader was captured at (``(M,)`` int64, -1 while it plays)."""
         alive = self.batch.state.alive[0]
-        evaders = self.batch.team == layout.EVADER
+        evaders = self.batch.is_team("evader")
         left = int(np.count_nonzero(alive & evaders))
         return {
             "evaders_captured": int(np.count_nonzero(evaders)) - left,

@@ -49,7 +49,6 @@ import numpy as np
 from gymnasium import spaces
 from numpy.typing import NDArray
 
-from steer_env.engine import layout
 from steer_env.engine.batch import Batch
 from steer_env.envs.base import RENDER_FPS, validate_actions, validate_render_mode
 from steer_env.envs.vector import reset_envs
@@ -86,10 +85,14 @@ class TeamPursuitVectorEnv:
         #: ``(k,)`` team code of each agent (:data:`layout.PURSUER` / :data:`layout.EVADER`).
         self.agent_team = self.batch.team[self.batch.agent_index].copy()
         self.obs_dim = self.batch.obs_dim
-        self.single_observation_space = spaces.Box(-1.0, 1.0, (self.obs_dim,), np.float32)
+        self.single_observation_space = spaces.Box(*self.batch.observation_bounds, dtype=np.float32)
         self.single_action_space = spaces.Box(-1.0, 1.0, (2,), np.float32)
         self.observation_space = spaces.Box(
-            -1.0, 1.0, (self.num_envs, self.n_agents, self.obs_dim), np.float32
+            *(
+                np.broadcast_to(bound, (self.num_envs, self.n_agents, self.obs_dim))
+                for bound in self.batch.observation_bounds
+            ),
+            dtype=np.float32,
         )
         self.action_space = spaces.Box(-1.0, 1.0, (self.num_envs, self.n_agents, 2), np.float32)
         self._rng = np.random.default_rng()
@@ -105,11 +108,11 @@ class TeamPursuitVectorEnv:
         return self.batch.state.capture_step[:, self.batch.agent_index] < 0
 
     def _evaders_left(self) -> NDArray[np.int64]:
-        evaders = self.batch.team == layout.EVADER
+        evaders = self.batch.is_team("evader")
         return np.count_nonzero(self.batch.state.alive[:, evaders], axis=1)
 
     def _evader_capture_steps(self) -> NDArray[np.int64]:
-        return self.batch.state.capture_step[:, self.batch.team == layout.EVADER].copy()
+        return self.batch.state.capture_step[:, self.batch.is_team("evader")].copy()
 
     # ------------------------------------------------------------------ API
     def reset(

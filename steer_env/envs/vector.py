@@ -163,9 +163,7 @@ class SteerVectorEnv(VectorEnv):
             self.task.roster(self.config), self.task.world(self.config), self.num_envs
         )
         self.single_action_space = spaces.Box(-1.0, 1.0, shape=(2,), dtype=np.float32)
-        self.single_observation_space = spaces.Box(
-            -1.0, 1.0, shape=(self.batch.obs_dim,), dtype=np.float32
-        )
+        self.single_observation_space = spaces.Box(*self.batch.observation_bounds, dtype=np.float32)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self._ended = np.zeros(self.num_envs, dtype=bool)  # episode over, not yet reset

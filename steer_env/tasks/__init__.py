@@ -19,8 +19,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from steer_env.engine.batch import VehicleSpec, World
+from steer_env.engine.batch import VehicleSpec
 from steer_env.engine.strategy import Strategy
+from steer_env.rules.pursuit_evasion import World
 from steer_env.tasks.config import TaskConfig
 
 StrategyFactory = Callable[[TaskConfig], Strategy]

@@ -53,8 +53,9 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
-from steer_env.engine.batch import VehicleSpec, World
+from steer_env.engine.batch import VehicleSpec
 from steer_env.engine.strategy import Behavior, Strategy
+from steer_env.rules.pursuit_evasion import World
 from steer_env.tasks import STRATEGIES, register_team_task
 from steer_env.tasks.config import (
     COMMON_RANGES,

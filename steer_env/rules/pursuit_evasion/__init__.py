@@ -1,0 +1,208 @@
+"""Pursuit-evasion rules: pursuers capture evaders (Pursuit-v0, Evasion-v0, team pursuit).
+
+* **Teams**: ``pursuer`` and ``evader``; any number of each, any of them learned.
+* **Who leaves the game**: an evader whose centre came within ``capture_radius`` of a
+  pursuer's during the step (closest approach of the linear relative motion, so fast
+  vehicles cannot pass through each other).
+* **Rewards** (named terms): ``capture`` (``capture_reward`` to every learned pursuer per
+  evader captured on the step, minus it to a captured learned evader), ``escape``
+  (``escape_reward`` to a learned evader still in the game at the time limit), ``shaping``
+  (potential-based, ``shaping_gamma * phi(s') - phi(s)`` with ``phi = -/+ shaping_scale *
+  d / diagonal`` for a pursuer/evader, ``d`` the distance to its nearest opponent, ``phi
+  = 0`` in terminal states).
+* **Episode end**: every evader captured, the first capture (``end_on_first_capture``) or
+  ``time_limit`` steps.
+* **Start**: vehicles placed in roster order, uniformly inside the walls, each at least
+  ``min_start_distance`` from every opponent already placed (the farthest of
+  :data:`START_CANDIDATES` candidates when none is), at rest, random headings.
+* **Observation**: :data:`FEATURES`, egocentric: own velocity, the walls, elapsed time,
+  then the nearest teammates and opponents in the game, each relative position, relative
+  velocity and a presence flag.
+
+This module is plain Python; the compiled stages are :mod:`.compiled`.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from types import ModuleType
+
+import numpy as np
+from numpy.typing import NDArray
+
+from steer_env.engine.features import Feature, FeatureGroup, FeatureTable
+
+#: The teams, by code (``VEHICLE.team``).
+TEAMS = ("pursuer", "evader")
+PURSUER, EVADER = 0, 1
+
+#: Candidate start positions drawn per vehicle to respect ``min_start_distance``.
+START_CANDIDATES = 16
+#: Random draws per vehicle at reset: ``START_CANDIDATES`` (x, y) pairs, heading, wander.
+RESET_DRAWS_PER_VEHICLE = 2 * START_CANDIDATES + 2
+
+# --------------------------------------------------------------------------- observation
+#: The agent itself: its velocity, the offsets to the nearest point of each wall (all in
+#: its frame) and the elapsed time.
+SELF = FeatureGroup(
+    "self",
+    (
+        Feature("velocity_forward", "own velocity, forward / max speed"),
+        Feature("velocity_side", "own velocity, side / max speed"),
+        Feature("west_wall_forward", "west wall offset, forward / arena_size"),
+        Feature("west_wall_side", "west wall offset, side / arena_size"),
+        Feature("east_wall_forward", "east wall offset, forward / arena_size"),
+        Feature("east_wall_side", "east wall offset, side / arena_size"),
+        Feature("south_wall_forward", "south wall offset, forward / arena_size"),
+        Feature("south_wall_side", "south wall offset, side / arena_size"),
+        Feature("north_wall_forward", "north wall offset, forward / arena_size"),
+        Feature("north_wall_side", "north wall offset, side / arena_size"),
+        Feature("time", "elapsed time: 2 * step / time_limit - 1"),
+    ),
+    rows=(
+        (2, "own velocity (forward, side) / max speed"),
+        (2, "offset to the nearest point of the west wall / arena_size"),
+        (2, "... east wall"),
+        (2, "... south wall"),
+        (2, "... north wall"),
+        (1, "elapsed time: 2 * step / time_limit - 1"),
+    ),
+)
+
+_OTHER = (
+    Feature("position_forward", "relative position, forward / arena diagonal"),
+    Feature("position_side", "relative position, side / arena diagonal"),
+    Feature("velocity_forward", "relative velocity, forward / (sum of max speeds)"),
+    Feature("velocity_side", "relative velocity, side / (sum of max speeds)"),
+    Feature("present", "1 if the slot holds a vehicle, 0 if it is padding", 0.0, 1.0),
+)
+
+
+def _other_rows(who: str, article: str) -> tuple[tuple[int, str], ...]:
+    return (
+        (2, f"{who} k position relative to the agent / arena diagonal"),
+        (2, f"{who} k velocity relative to the agent / (sum of max speeds)"),
+        (1, f"1 if slot k holds {article} {who}, 0 if it is padding"),
+    )
+
+
+#: The nearest teammates in the game (``observed_teammates`` slots), then the nearest
+#: opponents (``observed_opponents``), nearest first, empty slots all zero.
+TEAMMATE = FeatureGroup("teammate", _OTHER, "observed_teammates", _other_rows("teammate", "a"))
+OPPONENT = FeatureGroup("opponent", _OTHER, "observed_opponents", _other_rows("opponent", "an"))
+FEATURES = FeatureTable((SELF, TEAMMATE, OPPONENT))
+
+# Positions the compiled writer and decoder use (constants there).
+SELF_WIDTH = SELF.width
+OTHER_WIDTH = OPPONENT.width
+VELOCITY_FORWARD = SELF.index("velocity_forward")
+VELOCITY_SIDE = SELF.index("velocity_side")
+WEST_WALL = SELF.index("west_wall_forward")
+EAST_WALL = SELF.index("east_wall_forward")
+SOUTH_WALL = SELF.index("south_wall_forward")
+NORTH_WALL = SELF.index("north_wall_forward")
+TIME = SELF.index("time")
+OTHER_POSITION = OPPONENT.index("position_forward")
+OTHER_VELOCITY = OPPONENT.index("velocity_forward")
+OTHER_PRESENT = OPPONENT.index("present")
+for _wall in (WEST_WALL, EAST_WALL, SOUTH_WALL, NORTH_WALL):
+    # The writer puts each wall's (forward, side) pair side by side.
+    assert SELF.features[_wall + 1].name.endswith("_side")
+
+# --------------------------------------------------------------------------- records
+#: The world record the compiled stages read. ``dt`` and ``half_size`` are the engine's
+#: (motion and walls); the rest are these rules'.
+WORLD = np.dtype(
+    [
+        ("dt", "f8"),  # s
+        ("half_size", "f8"),  # m, the arena is [-half_size, half_size]^2
+        ("arena_size", "f8"),  # m
+        ("diagonal", "f8"),  # m
+        ("capture_radius", "f8"),  # m
+        ("time_limit", "i8"),  # steps; reaching it ends the episode (terminal)
+        ("end_on_first_capture", "?"),  # else: when every evader is captured
+        ("capture_reward", "f8"),
+        ("escape_reward", "f8"),
+        ("shaping", "?"),
+        ("shaping_scale", "f8"),
+        ("shaping_gamma", "f8"),
+        ("observed_teammates", "i8"),
+        ("observed_opponents", "i8"),
+        ("start_margin", "f8"),  # m from the walls at the start
+        ("min_start_distance", "f8"),  # m from every opponent already placed
+    ],
+    align=True,
+)
+
+#: Reward terms, each a field of :data:`AGENT_RESULT`; ``reward`` is their sum.
+REWARD_TERMS = ("capture", "escape", "shaping")
+
+AGENT_RESULT = np.dtype(
+    [
+        ("reward", "f8"),
+        ("capture", "f8"),  # reward term: capture_reward per capture (pursuers), minus it (evader)
+        ("escape", "f8"),  # reward term: escape_reward for an evader in the game at the end
+        ("shaping", "f8"),  # reward term: potential-based shaping
+        ("distance", "f8"),  # m to the nearest opponent after the step
+        ("terminated", "?"),  # the agent's episode is over (it left the game or the env ended)
+        ("captured", "?"),  # an evader agent captured on this step
+    ],
+    align=True,
+)
+
+ENV_RESULT = np.dtype(
+    [
+        ("done", "?"),  # the episode ended on this step
+        ("captures", "i8"),  # evaders captured on this step
+        ("timed_out", "?"),  # the episode reached time_limit on this step
+    ],
+    align=True,
+)
+
+
+@dataclass(frozen=True)
+class World:
+    """Arena, episode and reward parameters shared by every environment of a batch."""
+
+    dt: float
+    arena_size: float
+    capture_radius: float
+    time_limit: int
+    end_on_first_capture: bool
+    shaping: bool
+    shaping_scale: float
+    shaping_gamma: float
+    observed_teammates: int
+    observed_opponents: int
+    start_margin: float
+    min_start_distance: float
+    capture_reward: float = 1.0
+    escape_reward: float = 1.0
+
+    @property
+    def rules(self) -> ModuleType:
+        """The rules these parameters are for (this module)."""
+        return importlib.import_module(__name__)
+
+    def record(self) -> NDArray[np.void]:
+        """The :data:`WORLD` record (a length-1 array) the compiled step reads."""
+        w = np.zeros(1, dtype=WORLD)
+        for name in WORLD.names:
+            if name == "half_size":
+                w[name] = self.arena_size / 2.0
+            elif name == "diagonal":
+                w[name] = self.arena_size * np.sqrt(2.0)
+            else:
+                w[name] = getattr(self, name)
+        return w
+
+    @property
+    def obs_dim(self) -> int:
+        return FEATURES.size(self)
+
+
+def load_compiled() -> ModuleType:
+    """The compiled stages and entry points (imported on first use: numba's import costs
+    ~0.3 s that ``import steer_env`` need not pay)."""
+    return importlib.import_module(f"{__name__}.compiled")
