@@ -14,13 +14,12 @@ ENV_IDS = tuple(task.env_id for task in TASKS.values())
 
 
 def register_envs() -> None:
-    """Register every task's env with Gymnasium (idempotent).
+    """Register every single-agent task's env with Gymnasium (idempotent).
 
     No ``max_episode_steps`` is registered: the time limit is part of each task (the
-    ``time_limit`` argument; reaching it ends the episode as a termination), so Gymnasium
-    adds no ``TimeLimit`` wrapper of its own. ``gym.make(id, max_episode_steps=N)`` still
-    works: the env adopts ``N`` on its first reset (or refuses a conflicting
-    ``time_limit``)."""
+    ``time_limit`` argument; reaching it ends the episode as a termination), and
+    ``env.spec.max_episode_steps`` reports it. ``gym.make(id, max_episode_steps=N)`` adds
+    Gymnasium's own ``TimeLimit(N)``, which truncates longer episodes."""
     for task in TASKS.values():
         if task.env_id in registry:
             continue

@@ -18,6 +18,7 @@ from numpy.typing import NDArray
 
 from steer_env.engine.batch import Batch
 from steer_env.envs import streams
+from steer_env.rules.pursuit_evasion import step_info
 from steer_env.tasks import Task
 from steer_env.tasks.config import TaskConfig, make_config
 
@@ -91,23 +92,6 @@ def _gym_seed(seed: int) -> int:
     return seed if seed < 2**63 else seed % (2**63)
 
 
-def step_info(
-    distance: Any, capture: Any, escape: Any, shaping: Any, is_success: Any, capture_step: Any
-) -> dict[str, Any]:
-    """The info of every step and reset of a single-agent task, the same keys always: the
-    distance to the nearest opponent (m), the reward's terms, the outcome (``is_success``,
-    False before the final step) and the step of capture (-1 unless the episode ended in
-    one). The native vector env reports the same keys as ``(num_envs,)`` arrays."""
-    return {
-        "distance": distance,
-        "reward_capture": capture,
-        "reward_escape": escape,
-        "reward_shaping": shaping,
-        "is_success": is_success,
-        "capture_step": capture_step,
-    }
-
-
 class SteerEnv(gym.Env[NDArray[np.float32], NDArray[np.float32]]):
     """Base class of the single-agent envs: the learned agent of ``task`` in one
     :class:`Batch`."""
@@ -128,8 +112,7 @@ class SteerEnv(gym.Env[NDArray[np.float32], NDArray[np.float32]]):
         self.observation_space = spaces.Box(*self.batch.observation_bounds, dtype=np.float32)
         self._needs_reset = True
         self._keyed = False  # whether a reset has keyed the episode stream yet
-        self._renderer = None
-        self._trails = None
+        self._scenes: Any = None  # the renderer and trails, made by the first render()
 
     def _make_batch(self, cfg: TaskConfig) -> Batch:
         return Batch(self.task.roster(cfg), self.task.world(cfg), num_envs=1)
@@ -235,8 +218,8 @@ class SteerEnv(gym.Env[NDArray[np.float32], NDArray[np.float32]]):
         obs = self.batch.reset(None, keys)
         self._keyed = True
         self._needs_reset = False
-        if self._trails is not None:
-            self._trails.reset(self.batch.state.position[0])
+        if self._scenes is not None:
+            self._scenes.restart((0,))
         if self.render_mode == "human":
             self.render()
         distance = float(self.batch.nearest_opponent_distance()[0, 0])
@@ -263,13 +246,13 @@ class SteerEnv(gym.Env[NDArray[np.float32], NDArray[np.float32]]):
         capture_step = -1
         if row.done:
             self._needs_reset = True
-            captured = row.captures > 0 or row.captured
-            success = self.task.is_success(bool(captured))
-            if captured:
-                capture_step = int(self.batch.state.steps[0])
+            success, capture_step = self.task.outcome(
+                row.captures, row.captured, int(self.batch.state.steps[0])
+            )
+            success, capture_step = bool(success), int(capture_step)
         info = step_info(row.distance, row.capture, row.escape, row.shaping, success, capture_step)
-        if self._trails is not None:
-            self._trails.push(self.batch.state.position[0])
+        if self._scenes is not None:
+            self._scenes.push()
         if self.render_mode == "human":
             self.render()
         return result.observation[0, 0].copy(), row.reward, terminated, False, info
@@ -283,32 +266,19 @@ class SteerEnv(gym.Env[NDArray[np.float32], NDArray[np.float32]]):
                 f'gym.make("{name}", render_mode="rgb_array")'
             )
             return None
-        from steer_env import rendering
-        from steer_env.envs import scene
+        from steer_env.envs.scene import Scenes
 
-        if self._renderer is None:
-            bounds = (-self.config.half_size,) * 2 + (self.config.half_size,) * 2
-            self._renderer = rendering.Renderer(
-                bounds,
-                width_px=600,
-                render_mode=self.render_mode,
-                fps=self.metadata["render_fps"],
-                title=f"steer-env {type(self).__name__}",
+        if self._scenes is None:
+            self._scenes = Scenes(
+                self.batch,
+                self.config,
+                self.render_mode,
+                f"steer-env {type(self).__name__}",
+                self.metadata["render_fps"],
             )
-            self._trails = rendering.Trails(scene.TRAIL_LENGTH)
-            self._trails.reset(self.batch.state.position[0])
-        return scene.draw(self._renderer, self.batch, 0, self._trails, self.config)
+        return self._scenes.frame(0)
 
     def close(self) -> None:
-        if self._renderer is not None:
-            self._renderer.close()
-            self._renderer = None
-            self._trails = None
-
-    def __getstate__(self) -> dict[str, Any]:
-        # A pygame window or surface cannot be pickled: copies start without one and open
-        # their own on the next render().
-        state = self.__dict__.copy()
-        state["_renderer"] = None
-        state["_trails"] = None
-        return state
+        if self._scenes is not None:
+            self._scenes.close()
+            self._scenes = None

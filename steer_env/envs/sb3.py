@@ -122,15 +122,19 @@ class SB3VecEnv(_BatchVecEnv):
         infos: list[dict[str, Any]] = [{} for _ in range(self.num_envs)]
         finished = np.flatnonzero(done)
         if finished.size:
-            captured = ((result.captures > 0) | result.captured[:, 0])[finished].tolist()
-            steps = self.batch.state.steps[finished].tolist()
+            success, capture_step = self.vector_env.task.outcome(
+                result.captures[finished],
+                result.captured[finished, 0],
+                self.batch.state.steps[finished],
+            )
+            success, capture_step = success.tolist(), capture_step.tolist()
             for k, i in enumerate(finished.tolist()):
                 infos[i] = {
                     # A copy: obs[i] is overwritten by the reset observation below.
                     "terminal_observation": obs[i].copy(),
                     "TimeLimit.truncated": False,
-                    "is_success": self.vector_env.task.is_success(captured[k]),
-                    "capture_step": steps[k] if captured[k] else -1,
+                    "is_success": success[k],
+                    "capture_step": capture_step[k],
                 }
             obs[finished] = self.batch.reset(finished)[finished, 0]
         return obs, result.reward[:, 0].astype(np.float32), done.copy(), infos

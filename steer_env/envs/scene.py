@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from typing import Any
+
 import numpy as np
 from numpy.typing import NDArray
 
@@ -73,3 +76,70 @@ def draw(renderer, batch: Batch, env: int, trails, cfg: TaskConfig) -> NDArray[n
             renderer.circle(pos[i], radius[i] * 2.2, ROLE_COLORS["agent"], width=2)
     renderer.text(f"t = {int(state.steps[env])}/{batch.world.time_limit}", (8, 8))
     return renderer.finish()
+
+
+class Scenes:
+    """What every front end needs to draw the environments of its batch: one renderer and
+    one trail buffer per environment that has been drawn (made on its first frame, so an
+    env that never renders never imports pygame).
+
+    ``render_mode`` is the renderers' (``"rgb_array"``, or ``"human"`` for a window of
+    one environment); the frames show :func:`draw`."""
+
+    def __init__(
+        self,
+        batch: Batch,
+        config: Any,
+        render_mode: str,
+        title: str,
+        fps: float,
+    ) -> None:
+        self.batch = batch
+        self.config = config
+        self.render_mode = render_mode
+        self.title = title
+        self.fps = fps
+        self._renderers: dict[int, Any] = {}
+        self._trails: dict[int, Any] = {}
+
+    def frame(self, env: int) -> NDArray[np.uint8] | None:
+        """Draw environment ``env`` (``None`` in human mode, which shows it instead)."""
+        from steer_env import rendering
+
+        if env not in self._renderers:
+            half = self.config.half_size
+            self._renderers[env] = rendering.Renderer(
+                (-half, -half, half, half),
+                width_px=600,
+                render_mode=self.render_mode,
+                fps=self.fps,
+                title=self.title,
+            )
+            self._trails[env] = rendering.Trails(TRAIL_LENGTH)
+            self._trails[env].reset(self.batch.state.position[env])
+        return draw(self._renderers[env], self.batch, env, self._trails[env], self.config)
+
+    def restart(self, envs: Iterable[int]) -> None:
+        """New episodes in ``envs``: their trails start again from where the vehicles are."""
+        for env in envs:
+            trails = self._trails.get(env)
+            if trails is not None:
+                trails.reset(self.batch.state.position[env])
+
+    def push(self) -> None:
+        """After a step: every drawn environment's trail takes the new positions."""
+        for env, trails in self._trails.items():
+            trails.push(self.batch.state.position[env])
+
+    def close(self) -> None:
+        for renderer in self._renderers.values():
+            renderer.close()
+        self._renderers.clear()
+        self._trails.clear()
+
+    def __getstate__(self) -> dict[str, Any]:
+        # pygame windows and surfaces cannot be pickled: a copy draws with its own.
+        state = self.__dict__.copy()
+        state["_renderers"] = {}
+        state["_trails"] = {}
+        return state

@@ -106,7 +106,8 @@ from steer_env.engine.batch import Batch
 from steer_env.envs import streams
 from steer_env.envs.base import RENDER_FPS, validate_actions, validate_render_mode, validate_seed
 from steer_env.envs.team_vector import TeamPursuitVectorEnv
-from steer_env.tasks import TEAM_TASKS
+from steer_env.rules.pursuit_evasion import team_agent_info
+from steer_env.tasks import TEAM_TASKS, TaskSpec
 from steer_env.tasks.team_pursuit import TeamConfig, with_max_cycles
 
 TASK = TEAM_TASKS["team_pursuit"]
@@ -123,9 +124,16 @@ class TeamPursuitEnv(ParallelEnv):
     }
 
     def __init__(
-        self, render_mode: str | None = None, max_cycles: int | None = None, **kwargs: Any
+        self,
+        render_mode: str | None = None,
+        max_cycles: int | None = None,
+        task: TaskSpec | None = None,
+        **kwargs: Any,
     ) -> None:
-        self.config: TeamConfig = TASK.config(**with_max_cycles(kwargs, max_cycles))
+        #: The task played (the registry's team pursuit by default).
+        self.task = TASK if task is None else task
+        self.metadata = {**self.metadata, "name": self.task.env_module.rsplit(".", 1)[-1]}
+        self.config: TeamConfig = self.task.config(**with_max_cycles(kwargs, max_cycles))
         if self.config.learned == "none":
             raise ValueError(
                 'learned="none" leaves no agents: use "pursuers", "evaders" or "both" '
@@ -133,8 +141,8 @@ class TeamPursuitEnv(ParallelEnv):
             )
         validate_render_mode(render_mode, self.metadata["render_modes"])
         self.render_mode = render_mode
-        self.batch = Batch(TASK.roster(self.config), TASK.world(self.config), num_envs=1)
-        self.possible_agents: list[str] = TASK.agent_names(self.config)
+        self.batch = Batch(self.task.roster(self.config), self.task.world(self.config), num_envs=1)
+        self.possible_agents: list[str] = self.task.agent_names(self.config)
         self.agents: list[str] = []
         self._index = {name: a for a, name in enumerate(self.possible_agents)}
         # One space object per agent, returned on every call (PettingZoo seeds them).
@@ -148,8 +156,7 @@ class TeamPursuitEnv(ParallelEnv):
         }
         self._state_space = _state_space(self.batch, self.config.half_size)
         self._keyed = False
-        self._renderer = None
-        self._trails = None
+        self._scenes: Any = None  # the renderer and trails, made by the first render()
 
     # --- spaces -----------------------------------------------------------------------
     def observation_space(self, agent: str) -> spaces.Box:
@@ -163,7 +170,7 @@ class TeamPursuitEnv(ParallelEnv):
         saying what it is and listing them."""
         if isinstance(agent, str) and agent in self._index:
             return agent
-        every_vehicle = TASK.agent_names(dataclasses.replace(self.config, learned="both"))
+        every_vehicle = self.task.agent_names(dataclasses.replace(self.config, learned="both"))
         scripted = agent in every_vehicle
         why = (
             f"is scripted in this env (learned={self.config.learned!r})"
@@ -196,11 +203,11 @@ class TeamPursuitEnv(ParallelEnv):
         distance = self.batch.nearest_opponent_distance()[0]
         team = self._team_metrics()
         infos = {
-            name: _agent_info(float(distance[a]), 0.0, 0.0, 0.0, False, 0, team)
+            name: team_agent_info(float(distance[a]), 0.0, 0.0, 0.0, False, 0, team)
             for name, a in self._index.items()
         }
-        if self._trails is not None:
-            self._trails.reset(self.batch.state.position[0])
+        if self._scenes is not None:
+            self._scenes.restart((0,))
         if self.render_mode == "human":
             self.render()
         return {name: obs[0, a].copy() for name, a in self._index.items()}, infos
@@ -225,7 +232,7 @@ class TeamPursuitEnv(ParallelEnv):
             rewards[name] = row.reward
             terminations[name] = bool(row.terminated)
             truncations[name] = False
-            infos[name] = _agent_info(
+            infos[name] = team_agent_info(
                 row.distance,
                 row.capture,
                 row.escape,
@@ -236,8 +243,8 @@ class TeamPursuitEnv(ParallelEnv):
             )
         # Agents that left the game (captured, or everyone at the end) leave ``agents``.
         self.agents = [name for name in live if not terminations[name]]
-        if self._trails is not None:
-            self._trails.push(self.batch.state.position[0])
+        if self._scenes is not None:
+            self._scenes.push()
         if self.render_mode == "human":
             self.render()
         return obs, rewards, terminations, truncations, infos
@@ -300,59 +307,22 @@ class TeamPursuitEnv(ParallelEnv):
                 stacklevel=2,
             )
             return None
-        from steer_env import rendering
-        from steer_env.envs import scene
+        from steer_env.envs.scene import Scenes
 
-        if self._renderer is None:
-            half = self.config.half_size
-            self._renderer = rendering.Renderer(
-                (-half, -half, half, half),
-                width_px=600,
-                render_mode=self.render_mode,
-                fps=self.metadata["render_fps"],
-                title="steer-env team_pursuit_v0",
+        if self._scenes is None:
+            self._scenes = Scenes(
+                self.batch,
+                self.config,
+                self.render_mode,
+                f"steer-env {self.metadata['name']}",
+                self.metadata["render_fps"],
             )
-            self._trails = rendering.Trails(scene.TRAIL_LENGTH)
-            self._trails.reset(self.batch.state.position[0])
-        return scene.draw(self._renderer, self.batch, 0, self._trails, self.config)
+        return self._scenes.frame(0)
 
     def close(self) -> None:
-        if self._renderer is not None:
-            self._renderer.close()
-            self._renderer = None
-            self._trails = None
-
-    def __getstate__(self) -> dict[str, Any]:
-        # A pygame window or surface cannot be pickled: copies start without one and open
-        # their own on the next render().
-        state = self.__dict__.copy()
-        state["_renderer"] = None
-        state["_trails"] = None
-        return state
-
-
-def _agent_info(
-    distance: float,
-    capture: float,
-    escape: float,
-    shaping: float,
-    captured: bool,
-    captures: int,
-    team: dict[str, Any],
-) -> dict[str, Any]:
-    """One agent's info, the same keys at reset and every step (the module docstring):
-    its distance and reward terms, whether it was captured, the team's captures on this
-    step and the team metrics (each agent gets its own copy of ``capture_steps``)."""
-    return {
-        "distance": distance,
-        "reward_capture": capture,
-        "reward_escape": escape,
-        "reward_shaping": shaping,
-        "captured": captured,
-        "captures": captures,
-        **team,
-        "capture_steps": team["capture_steps"].copy(),
-    }
+        if self._scenes is not None:
+            self._scenes.close()
+            self._scenes = None
 
 
 class UnknownAgentError(KeyError, ValueError):

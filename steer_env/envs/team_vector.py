@@ -52,7 +52,7 @@ from numpy.typing import NDArray
 from steer_env.engine.batch import Batch
 from steer_env.envs.base import RENDER_FPS, validate_actions, validate_render_mode
 from steer_env.envs.vector import reset_envs
-from steer_env.tasks import TEAM_TASKS
+from steer_env.tasks import TEAM_TASKS, TaskSpec
 from steer_env.tasks.team_pursuit import TeamConfig, with_max_cycles
 
 TASK = TEAM_TASKS["team_pursuit"]
@@ -73,14 +73,18 @@ class TeamPursuitVectorEnv:
         num_envs: int = 1,
         render_mode: str | None = None,
         max_cycles: int | None = None,
+        task: TaskSpec | None = None,
         **kwargs: Any,
     ) -> None:
-        self.config: TeamConfig = TASK.config(**with_max_cycles(kwargs, max_cycles))
+        #: The task played (the registry's team pursuit by default).
+        self.task = TASK if task is None else task
+        self.metadata = {**self.metadata, "name": self.task.env_module.rsplit(".", 1)[-1]}
+        self.config: TeamConfig = self.task.config(**with_max_cycles(kwargs, max_cycles))
         validate_render_mode(render_mode, self.metadata["render_modes"])
         self.render_mode = render_mode
-        self.batch = Batch(TASK.roster(self.config), TASK.world(self.config), num_envs)
+        self.batch = Batch(self.task.roster(self.config), self.task.world(self.config), num_envs)
         self.num_envs = self.batch.num_envs
-        self.possible_agents: list[str] = TASK.agent_names(self.config)
+        self.possible_agents: list[str] = self.task.agent_names(self.config)
         self.n_agents = len(self.possible_agents)
         #: ``(k,)`` team code of each agent (:data:`layout.PURSUER` / :data:`layout.EVADER`).
         self.agent_team = self.batch.team[self.batch.agent_index].copy()
@@ -99,8 +103,7 @@ class TeamPursuitVectorEnv:
         self._keyed = np.zeros(self.num_envs, dtype=bool)
         self._ended = np.zeros(self.num_envs, dtype=bool)
         self._started = False
-        self._renderers: dict[int, Any] = {}
-        self._trails: dict[int, Any] = {}
+        self._scenes: Any = None  # renderers and trails, made by the first render()
 
     # ------------------------------------------------------------------ state views
     def in_game(self) -> NDArray[np.bool_]:
@@ -125,9 +128,8 @@ class TeamPursuitVectorEnv:
         envs, obs = reset_envs(self.batch, options, seed, self._keyed, self._rng)
         self._ended[envs] = False
         self._started = True
-        for i in envs.tolist():
-            if i in self._trails:
-                self._trails[i].reset(self.batch.state.position[i])
+        if self._scenes is not None:
+            self._scenes.restart(envs.tolist())
         per_agent = (self.num_envs, self.n_agents)
         return obs, {
             "in_game": self.in_game(),
@@ -161,15 +163,14 @@ class TeamPursuitVectorEnv:
             # NEXT_STEP autoreset: these envs start their next episode instead of stepping.
             restart = np.flatnonzero(ended)
             self.batch.reset(restart)
-            for i in restart.tolist():
-                if i in self._trails:
-                    self._trails[i].reset(self.batch.state.position[i])
+            if self._scenes is not None:
+                self._scenes.restart(restart.tolist())
             active = ~ended
         result = self.batch.step(act, active)
         done = result.done.copy()
         self._ended = done.copy()  # reset() clears it; the caller keeps ``done``
-        for i, trails in self._trails.items():
-            trails.push(self.batch.state.position[i])
+        if self._scenes is not None:
+            self._scenes.push()
         infos = {
             "in_game": self.in_game() & ~done[:, None],
             "distance": result.distance,
@@ -217,35 +218,19 @@ class TeamPursuitVectorEnv:
                 stacklevel=2,
             )
             return None
-        from steer_env import rendering
-        from steer_env.envs import scene
+        from steer_env.envs.scene import Scenes
 
-        frames = []
-        for i in range(self.num_envs):
-            if i not in self._renderers:
-                half = self.config.half_size
-                self._renderers[i] = rendering.Renderer(
-                    (-half, -half, half, half),
-                    width_px=600,
-                    render_mode="rgb_array",
-                    fps=RENDER_FPS,
-                    title="steer-env team_pursuit_v0",
-                )
-                self._trails[i] = rendering.Trails(scene.TRAIL_LENGTH)
-                self._trails[i].reset(self.batch.state.position[i])
-            frames.append(
-                scene.draw(self._renderers[i], self.batch, i, self._trails[i], self.config)
+        if self._scenes is None:
+            self._scenes = Scenes(
+                self.batch,
+                self.config,
+                "rgb_array",
+                f"steer-env {self.metadata['name']}",
+                RENDER_FPS,
             )
-        return tuple(frames)
+        return tuple(self._scenes.frame(i) for i in range(self.num_envs))
 
     def close(self) -> None:
-        for renderer in self._renderers.values():
-            renderer.close()
-        self._renderers.clear()
-        self._trails.clear()
-
-    def __getstate__(self) -> dict[str, Any]:
-        state = self.__dict__.copy()
-        state["_renderers"] = {}
-        state["_trails"] = {}
-        return state
+        if self._scenes is not None:
+            self._scenes.close()
+            self._scenes = None

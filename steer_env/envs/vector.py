@@ -30,11 +30,11 @@ from steer_env.engine.batch import Batch, StepResult
 from steer_env.envs import streams
 from steer_env.envs.base import (
     RENDER_FPS,
-    step_info,
     validate_actions,
     validate_render_mode,
     validate_seed,
 )
+from steer_env.rules.pursuit_evasion import step_info
 from steer_env.tasks import Task, get_task
 from steer_env.tasks.config import TIME_LIMIT, check_num_envs, check_number, make_config
 
@@ -169,8 +169,7 @@ class SteerVectorEnv(VectorEnv):
         self._ended = np.zeros(self.num_envs, dtype=bool)  # episode over, not yet reset
         self._started = False
         self._keyed = np.zeros(self.num_envs, dtype=bool)  # streams keyed by a reset
-        self._renderers: dict[int, Any] = {}
-        self._trails: dict[int, Any] = {}
+        self._scenes: Any = None  # renderers and trails, made by the first render()
         self._window: Any = None
 
     @property
@@ -187,9 +186,8 @@ class SteerVectorEnv(VectorEnv):
         envs, obs = reset_envs(self.batch, options, seed, self._keyed, self.np_random)
         self._ended[envs] = False
         self._started = True
-        for i in envs.tolist():
-            if i in self._trails:
-                self._trails[i].reset(self.batch.state.position[i])
+        if self._scenes is not None:
+            self._scenes.restart(envs.tolist())
         if self.render_mode == "human":
             self.render()
         e = self.num_envs
@@ -226,7 +224,10 @@ class SteerVectorEnv(VectorEnv):
                     "DISABLED)"
                 )
             # NEXT_STEP: these envs start a new episode instead of stepping.
-            self.batch.reset(np.flatnonzero(ended))
+            restart = np.flatnonzero(ended)
+            self.batch.reset(restart)
+            if self._scenes is not None:
+                self._scenes.restart(restart.tolist())
             active = ~ended
         result = self.batch.step(act, active)
         obs = result.observation[:, 0]
@@ -248,10 +249,12 @@ class SteerVectorEnv(VectorEnv):
             obs = obs.copy()
             obs[finished] = self.batch.reset(finished)[finished, 0]
             self._ended[:] = False
+            if self._scenes is not None:
+                self._scenes.restart(finished.tolist())
         else:
             self._ended = done
-        for i, trails in self._trails.items():
-            trails.push(self.batch.state.position[i])
+        if self._scenes is not None:
+            self._scenes.push()
         if self.render_mode == "human":
             self.render()
         return obs, result.reward[:, 0], terminated, truncated, infos
@@ -268,10 +271,11 @@ class SteerVectorEnv(VectorEnv):
         ``is_success`` and ``capture_step`` count on an episode's final step."""
         e = self.num_envs
         if terminal.any():
-            captured = (result.captures > 0) | result.captured[:, 0]
-            success = captured if self.task.success == "capture" else ~captured
+            success, capture_step = self.task.outcome(
+                result.captures, result.captured[:, 0], self.batch.state.steps
+            )
             is_success = success & terminal
-            capture_step = np.where(terminal & captured, self.batch.state.steps, -1)
+            capture_step = np.where(terminal, capture_step, -1)
         else:  # most steps: no outcome to read, so none is computed
             is_success = np.zeros(e, dtype=bool)
             capture_step = np.full(e, -1, dtype=np.int64)
@@ -291,20 +295,13 @@ class SteerVectorEnv(VectorEnv):
         if self.render_mode is None:
             return None
         from steer_env import rendering
-        from steer_env.envs import scene
+        from steer_env.envs.scene import Scenes
 
-        frames = []
-        h = self.config.half_size
-        for i in range(self.num_envs):
-            if i not in self._renderers:
-                self._renderers[i] = rendering.Renderer(
-                    (-h, -h, h, h), render_mode="rgb_array", fps=RENDER_FPS
-                )
-                self._trails[i] = rendering.Trails(scene.TRAIL_LENGTH)
-                self._trails[i].reset(self.batch.state.position[i])
-            frames.append(
-                scene.draw(self._renderers[i], self.batch, i, self._trails[i], self.config)
+        if self._scenes is None:
+            self._scenes = Scenes(
+                self.batch, self.config, "rgb_array", f"steer-env {self.task.env_id}", RENDER_FPS
             )
+        frames = [self._scenes.frame(i) for i in range(self.num_envs)]
         if self.render_mode == "human":
             if self._window is None:
                 self._window = rendering.FrameWindow(f"steer-env {self.task.env_id}", RENDER_FPS)
@@ -313,19 +310,16 @@ class SteerVectorEnv(VectorEnv):
         return tuple(frames)
 
     def close_extras(self, **kwargs: Any) -> None:
-        for renderer in self._renderers.values():
-            renderer.close()
-        self._renderers.clear()
-        self._trails.clear()
+        if self._scenes is not None:
+            self._scenes.close()
+            self._scenes = None
         if self._window is not None:
             self._window.close()
             self._window = None
 
     def __getstate__(self) -> dict[str, Any]:
-        # pygame surfaces cannot be pickled: copies render with renderers of their own.
+        # A pygame window cannot be pickled: a copy opens its own (Scenes drop theirs).
         state = self.__dict__.copy()
-        state["_renderers"] = {}
-        state["_trails"] = {}
         state["_window"] = None
         return state
 

@@ -1,11 +1,15 @@
-"""The task registry: each task is one :class:`Task` entry, data rather than code paths.
+"""The task registry: every task is one entry, an object of the task protocol
+(:class:`~steer_env.tasks.protocol.TaskSpec`), data rather than code paths.
 
-A task says who plays (the learned role, the scripted opponents and their strategy), how
-it is configured (:class:`~steer_env.tasks.config.TaskConfig` defaults), which scripted
-baselines play the learned role for comparison, and what counts as success. The
-Gymnasium envs, the vector env, the SB3 adapter, ``train.py``, ``agents.compare``,
-``agents.render`` and the benchmarks all read this registry; adding a task is one entry
-plus its strategies (see :mod:`steer_env.tasks.pursuit_evasion`).
+A task says who plays (its roster and learned agents), how it is configured (its config
+dataclass and ranges), its world (which names its rules, :mod:`steer_env.rules`), which
+front ends it has (a Gymnasium id with one learned agent, a PettingZoo module), which
+scripted baselines play each role for comparison, and what counts as success. The
+Gymnasium envs, the vector envs, the PettingZoo envs, the SB3 adapters, ``train.py``,
+``agents.compare``, ``agents.render`` and the benchmarks all read this registry.
+
+:data:`REGISTRY` holds every task; :data:`TASKS` and :data:`TEAM_TASKS` are its views of
+the tasks with a single-agent Gymnasium form and with a PettingZoo form.
 
 >>> from steer_env.tasks import get_task
 >>> task = get_task("pursuit")
@@ -15,21 +19,23 @@ plus its strategies (see :mod:`steer_env.tasks.pursuit_evasion`).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
 from typing import Any
+
+import numpy as np
 
 from steer_env.engine.batch import VehicleSpec
 from steer_env.engine.strategy import Strategy
+from steer_env.rules import pursuit_evasion as pursuit_evasion_rules
 from steer_env.rules.pursuit_evasion import World
-from steer_env.tasks.config import TaskConfig
-
-StrategyFactory = Callable[[TaskConfig], Strategy]
+from steer_env.tasks.config import TaskConfig, make_config
+from steer_env.tasks.protocol import StrategyFactory, TaskSpec, check_role
 
 
 @dataclass(frozen=True)
-class Task:
-    """One task of the registry.
+class Task(TaskSpec):
+    """A task with one learned agent against scripted opponents (Pursuit-v0, Evasion-v0).
 
     Attributes:
         name: short name (``"pursuit"``), accepted by every command's ``--env``.
@@ -41,8 +47,7 @@ class Task:
             is *the* classic baseline); each builds its :class:`Strategy` from a config.
         success: ``"capture"`` (success = the episode ended with a capture) or
             ``"escape"`` (success = the learned evader was never captured).
-        metrics: what the comparison reports besides the success rate.
-        description: one line for help texts.
+        entry_point, vector_entry_point: the Gymnasium entry points of ``env_id``.
     """
 
     name: str
@@ -52,15 +57,28 @@ class Task:
     opponent_strategy: StrategyFactory
     baselines: Mapping[str, StrategyFactory]
     success: str
-    metrics: tuple[str, ...] = ("time_to_capture",)
-    description: str = ""
     entry_point: str = ""
     vector_entry_point: str = ""
-    env_kwargs: Mapping[str, object] = field(default_factory=dict)
+    env_module: str | None = None
 
     @property
     def opponent_team(self) -> str:
         return "evader" if self.learned_team == "pursuer" else "pursuer"
+
+    # --- the task protocol -------------------------------------------------------------
+    def config(self, **overrides: Any) -> TaskConfig:
+        """The task's defaults with ``overrides`` (``gym.make`` keyword arguments)."""
+        return make_config(self.default_config, overrides)
+
+    def agent_names(self, cfg: TaskConfig) -> list[str]:
+        """The one learned agent, named by its team (``["pursuer"]``)."""
+        return [self.learned_team]
+
+    def baselines_of(self, role: str) -> Mapping[str, StrategyFactory]:
+        """Scripted agents for ``role``: the learned role's baselines (the opponents'
+        role has its scripted strategy, not baselines)."""
+        check_role(role, (self.learned_team,), self.name)
+        return self.baselines
 
     def roster(self, cfg: TaskConfig) -> list[VehicleSpec]:
         """The vehicles of one environment: the learned agent first, then the scripted
@@ -117,42 +135,78 @@ class Task:
             min_start_distance=cfg.min_start_distance,
         )
 
-    def is_success(self, captured: bool) -> bool:
+    def is_success(self, captured: Any) -> Any:
         """Whether an episode that ended with (``captured``) or without a capture of the
-        learned role's target counts as a success."""
-        return captured if self.success == "capture" else not captured
+        learned role's target counts as a success (a bool, or an array of them)."""
+        return captured == (self.success == "capture")
+
+    def outcome(self, captures: Any, captured: Any, steps: Any) -> tuple[Any, Any]:
+        """``(is_success, capture_step)`` of episodes that ended on this step, from the
+        step's ``captures`` in the environment, whether the learned agent was
+        ``captured`` and the episode's ``steps`` (scalars or arrays): the capture step is
+        -1 unless the episode ended with a capture."""
+        ended_captured = pursuit_evasion_rules.ended_with_capture(captures, captured)
+        capture_step = np.where(ended_captured, steps, -1)
+        return self.is_success(ended_captured), capture_step
+
+
+class _View(Mapping):
+    """A live, read-only view of the tasks of :data:`REGISTRY` that ``keep`` selects."""
+
+    def __init__(self, keep: Any, what: str) -> None:
+        self._keep = keep
+        self._what = what
+
+    def _items(self) -> dict[str, Any]:
+        return {name: t for name, t in REGISTRY.items() if self._keep(t)}
+
+    def __getitem__(self, name: str) -> Any:
+        task = REGISTRY.get(name)
+        if task is None or not self._keep(task):
+            raise KeyError(f"{name!r} is not {self._what}; those are {', '.join(self._items())}")
+        return task
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._items())
+
+    def __len__(self) -> int:
+        return len(self._items())
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self._what}: {list(self._items())})"
 
 
 #: Every task, by short name.
-TASKS: dict[str, Task] = {}
+REGISTRY: dict[str, TaskSpec] = {}
+
+#: The tasks with a single-agent Gymnasium form (``task.env_id``), by short name.
+TASKS: Mapping[str, Task] = _View(lambda t: t.env_id is not None, "a single-agent task")
+
+#: The tasks with a PettingZoo form (``task.env_module``), by short name.
+TEAM_TASKS: Mapping[str, Any] = _View(lambda t: t.env_module is not None, "a team task")
 
 #: Named strategies per role (``"pursuer"``, ``"evader"``), each built from a task config;
 #: ``gym.make(id, opponent_strategy=name)`` picks one for the scripted opponents.
 STRATEGIES: dict[str, dict[str, StrategyFactory]] = {"pursuer": {}, "evader": {}}
 
 
-def register_task(task: Task) -> Task:
-    """Add ``task`` to :data:`TASKS` (its name and env id must be new)."""
-    for other in TASKS.values():
-        if task.name == other.name or task.env_id == other.env_id:
+def register(task: TaskSpec) -> TaskSpec:
+    """Add ``task`` to :data:`REGISTRY`: its name and front-end ids must be new, and it
+    must implement the task protocol."""
+    if not isinstance(task, TaskSpec):
+        raise TypeError(f"a task must implement TaskSpec, got {type(task).__name__}")
+    for other in REGISTRY.values():
+        same_id = task.env_id is not None and task.env_id == other.env_id
+        same_module = task.env_module is not None and task.env_module == other.env_module
+        if task.name == other.name or same_id or same_module:
             raise ValueError(f"task {task.name!r} ({task.env_id}) is already registered")
-    TASKS[task.name] = task
+    REGISTRY[task.name] = task
     return task
 
 
-#: Multi-agent tasks (PettingZoo front ends), by short name. They have a table of their own
-#: so that the single-agent consumers of :data:`TASKS` (Gymnasium registration,
-#: ``train.py``, ``agents.compare``, the soak test) only see tasks they can run.
-TEAM_TASKS: dict[str, Any] = {}
-
-
-def register_team_task(task: Any) -> Any:
-    """Add a multi-agent task (e.g. :class:`~steer_env.tasks.team_pursuit.TeamTask`) to
-    :data:`TEAM_TASKS` (its name must be new)."""
-    if task.name in TEAM_TASKS or task.name in TASKS:
-        raise ValueError(f"task {task.name!r} is already registered")
-    TEAM_TASKS[task.name] = task
-    return task
+#: Kept names: every task goes through :func:`register`.
+register_task = register
+register_team_task = register
 
 
 def get_task(name: str) -> Task:
@@ -172,12 +226,15 @@ from steer_env.tasks import pursuit_evasion as _pursuit_evasion  # noqa: E402, F
 from steer_env.tasks import team_pursuit as _team_pursuit  # noqa: E402, F401
 
 __all__ = [
+    "REGISTRY",
     "STRATEGIES",
     "TASKS",
     "TEAM_TASKS",
     "Task",
     "TaskConfig",
+    "TaskSpec",
     "get_task",
+    "register",
     "register_task",
     "register_team_task",
 ]

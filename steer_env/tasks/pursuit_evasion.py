@@ -16,7 +16,7 @@ The envs' scripted opponents run these strategies, and so do the baselines of
 from __future__ import annotations
 
 from steer_env.engine.strategy import Behavior, Strategy
-from steer_env.tasks import STRATEGIES, Task, register_task
+from steer_env.tasks import STRATEGIES, Task, register
 from steer_env.tasks.config import TaskConfig
 
 
@@ -78,7 +78,7 @@ def naive_pursuer(cfg: TaskConfig) -> Strategy:
 STRATEGIES["evader"].update(classic=classic_evader)
 STRATEGIES["pursuer"].update(classic=classic_pursuer, naive=naive_pursuer)
 
-PURSUIT = register_task(
+PURSUIT = register(
     Task(
         name="pursuit",
         env_id="steer_env/Pursuit-v0",
@@ -87,13 +87,12 @@ PURSUIT = register_task(
         opponent_strategy=classic_evader,
         baselines={"classic": classic_pursuer, "naive": naive_pursuer},
         success="capture",
-        description="a learned pursuer chases a scripted classic evader",
         entry_point="steer_env.envs.pursuit:PursuitEnv",
         vector_entry_point="steer_env.envs.vector:make_pursuit_vector",
     )
 )
 
-EVASION = register_task(
+EVASION = register(
     Task(
         name="evasion",
         env_id="steer_env/Evasion-v0",
@@ -102,7 +101,6 @@ EVASION = register_task(
         opponent_strategy=classic_pursuer,
         baselines={"classic": classic_evader},
         success="escape",
-        description="a learned evader flees two scripted classic pursuers",
         entry_point="steer_env.envs.evasion:EvasionEnv",
         vector_entry_point="steer_env.envs.vector:make_evasion_vector",
     )

@@ -56,7 +56,7 @@ from typing import Any
 from steer_env.engine.batch import VehicleSpec
 from steer_env.engine.strategy import Behavior, Strategy
 from steer_env.rules.pursuit_evasion import World
-from steer_env.tasks import STRATEGIES, register_team_task
+from steer_env.tasks import STRATEGIES, register
 from steer_env.tasks.config import (
     COMMON_RANGES,
     FORCE,
@@ -71,6 +71,7 @@ from steer_env.tasks.config import (
     field_ranges,
     time_limit_alias,
 )
+from steer_env.tasks.protocol import StrategyFactory, TaskSpec, check_role
 from steer_env.tasks.pursuit_evasion import classic_pursuer
 
 #: Accepted values of ``TeamConfig.learned``.
@@ -294,25 +295,37 @@ STRATEGIES["pursuer"].update(reynolds=reynolds_pursuer, cooperative=cooperative_
 
 # ----------------------------------------------------------------------- the task
 @dataclass(frozen=True)
-class TeamTask:
+class TeamTask(TaskSpec):
     """A multi-agent task of the registry (:data:`steer_env.tasks.TEAM_TASKS`).
 
     Attributes:
         name: short name.
-        env_module: the PettingZoo module (``parallel_env``, ``env``, ``raw_env``).
+        env_module: the PettingZoo module (``parallel_env``, ``env``, ``raw_env``,
+            ``vector_env``).
         default_config: the task's defaults (keyword arguments override them).
         baselines: scripted teams per role, by name (the first is *the* classic one).
-        description: one line for help texts.
     """
 
     name: str
     env_module: str
     default_config: TeamConfig
     baselines: dict[str, tuple[str, ...]]
-    description: str = ""
+    env_id: str | None = None
 
     def config(self, **overrides: Any) -> TeamConfig:
         return make_team_config(overrides, self.default_config)
+
+    def baselines_of(self, role: str) -> dict[str, StrategyFactory]:
+        """The scripted teams that can play ``role``, by name, the classic one first."""
+        check_role(role, tuple(self.baselines), self.name)
+        return {name: STRATEGIES[role][name] for name in self.baselines[role]}
+
+    def is_success(self, captured: Any, role: str = "pursuer") -> Any:
+        """Whether an episode in which every evader was (``captured``) or was not captured
+        is a success for ``role``: the pursuers' when they captured every evader, the
+        evaders' otherwise (a bool, or an array of them)."""
+        check_role(role, tuple(self.baselines), self.name)
+        return captured == (role == "pursuer")
 
     def strategy_of(self, role: str, cfg: TeamConfig) -> Strategy:
         """The scripted strategy of ``role`` (``"pursuer"``/``"evader"``) in ``cfg``."""
@@ -374,12 +387,11 @@ class TeamTask:
         return names
 
 
-TEAM_PURSUIT = register_team_task(
+TEAM_PURSUIT = register(
     TeamTask(
         name="team_pursuit",
         env_module="steer_env.envs.team_pursuit_v0",
         default_config=TeamConfig(),
         baselines={"pursuer": ("reynolds", "cooperative"), "evader": ("flow",)},
-        description="a team of pursuers chases faster evaders that circle a vortex",
     )
 )

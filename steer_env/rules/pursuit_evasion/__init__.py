@@ -27,6 +27,7 @@ from __future__ import annotations
 import importlib
 from dataclasses import dataclass
 from types import ModuleType
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -206,3 +207,53 @@ def load_compiled() -> ModuleType:
     """The compiled stages and entry points (imported on first use: numba's import costs
     ~0.3 s that ``import steer_env`` need not pay)."""
     return importlib.import_module(f"{__name__}.compiled")
+
+
+# --------------------------------------------------------------------------- outcomes and infos
+def ended_with_capture(captures: Any, captured: Any) -> Any:
+    """Whether the step that ended an episode captured the learned agent's target: an
+    evader was captured in the environment (``captures > 0``) or the agent itself was
+    (``captured``). Python scalars or arrays alike."""
+    return (captures > 0) | captured
+
+
+def step_info(
+    distance: Any, capture: Any, escape: Any, shaping: Any, is_success: Any, capture_step: Any
+) -> dict[str, Any]:
+    """The info of every step and reset of a single-agent task of these rules, the same
+    keys always: the distance to the nearest opponent (m), the reward's terms, the outcome
+    (``is_success``, False before the final step) and the step of capture (-1 unless the
+    episode ended in one). Python scalars in the single env, ``(num_envs,)`` arrays in the
+    native vector env."""
+    return {
+        "distance": distance,
+        "reward_capture": capture,
+        "reward_escape": escape,
+        "reward_shaping": shaping,
+        "is_success": is_success,
+        "capture_step": capture_step,
+    }
+
+
+def team_agent_info(
+    distance: float,
+    capture: float,
+    escape: float,
+    shaping: float,
+    captured: bool,
+    captures: int,
+    team: dict[str, Any],
+) -> dict[str, Any]:
+    """One agent's info in a team env of these rules, the same keys at reset and every
+    step: its distance and reward terms, whether it was captured, the team's captures on
+    this step and the team metrics (each agent gets its own copy of ``capture_steps``)."""
+    return {
+        "distance": distance,
+        "reward_capture": capture,
+        "reward_escape": escape,
+        "reward_shaping": shaping,
+        "captured": captured,
+        "captures": captures,
+        **team,
+        "capture_steps": team["capture_steps"].copy(),
+    }
