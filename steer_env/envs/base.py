@@ -18,9 +18,8 @@ from numpy.typing import NDArray
 
 from steer_env.engine.batch import Batch
 from steer_env.envs import streams
-from steer_env.rules.pursuit_evasion import step_info
 from steer_env.tasks import Task
-from steer_env.tasks.config import TaskConfig, make_config
+from steer_env.tasks.config import TaskConfig
 
 RENDER_FPS = 10
 
@@ -104,7 +103,7 @@ class SteerEnv(gym.Env[NDArray[np.float32], NDArray[np.float32]]):
     _given_spec: EnvSpec | None = None
 
     def __init__(self, render_mode: str | None = None, **kwargs: Any) -> None:
-        self.config = make_config(self.task.default_config, kwargs)
+        self.config = self.task.config(**kwargs)
         validate_render_mode(render_mode, self.metadata["render_modes"])
         self.render_mode = render_mode
         self.batch = self._make_batch(self.config)
@@ -222,8 +221,7 @@ class SteerEnv(gym.Env[NDArray[np.float32], NDArray[np.float32]]):
             self._scenes.restart((0,))
         if self.render_mode == "human":
             self.render()
-        distance = float(self.batch.nearest_opponent_distance()[0, 0])
-        return obs[0, 0], step_info(distance, 0.0, 0.0, 0.0, False, -1)
+        return obs[0, 0], self.task.reset_info(self.batch)
 
     def step(self, action: Any) -> tuple[NDArray[np.float32], float, bool, bool, dict[str, Any]]:
         if self._needs_reset:
@@ -242,15 +240,9 @@ class SteerEnv(gym.Env[NDArray[np.float32], NDArray[np.float32]]):
         result = self.batch.step(buf, reuse=True)
         row = result.row(0, 0)
         terminated = row.terminated
-        success = False
-        capture_step = -1
         if row.done:
             self._needs_reset = True
-            success, capture_step = self.task.outcome(
-                row.captures, row.captured, int(self.batch.state.steps[0])
-            )
-            success, capture_step = bool(success), int(capture_step)
-        info = step_info(row.distance, row.capture, row.escape, row.shaping, success, capture_step)
+        info = self.task.step_info(row, self.batch)
         if self._scenes is not None:
             self._scenes.push()
         if self.render_mode == "human":

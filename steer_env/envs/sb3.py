@@ -122,19 +122,13 @@ class SB3VecEnv(_BatchVecEnv):
         infos: list[dict[str, Any]] = [{} for _ in range(self.num_envs)]
         finished = np.flatnonzero(done)
         if finished.size:
-            success, capture_step = self.vector_env.task.outcome(
-                result.captures[finished],
-                result.captured[finished, 0],
-                self.batch.state.steps[finished],
-            )
-            success, capture_step = success.tolist(), capture_step.tolist()
-            for k, i in enumerate(finished.tolist()):
+            outcomes = self.vector_env.task.final_info(result, self.batch, finished)
+            for i, outcome in zip(finished.tolist(), outcomes, strict=True):
                 infos[i] = {
                     # A copy: obs[i] is overwritten by the reset observation below.
                     "terminal_observation": obs[i].copy(),
                     "TimeLimit.truncated": False,
-                    "is_success": success[k],
-                    "capture_step": capture_step[k],
+                    **outcome,
                 }
             obs[finished] = self.batch.reset(finished)[finished, 0]
         return obs, result.reward[:, 0].astype(np.float32), done.copy(), infos

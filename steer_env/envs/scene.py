@@ -20,10 +20,11 @@ def draw(renderer, batch: Batch, env: int, trails, cfg: TaskConfig) -> NDArray[n
     """Draw environment ``env`` of ``batch`` with ``renderer`` (a
     :class:`steer_env.rendering.Renderer`) and return its frame (``None`` in human mode).
 
-    Shows the arena, trails, the capture radius around each pursuer, the debug overlays of
-    each scripted vehicle's strategy (pursuit's predicted intercept point, the wander circle
-    and target, evade's threat range, separation's radius) and the vehicles as triangles
-    coloured by team, learned agents outlined; captured vehicles are left out.
+    Shows the arena, trails, what the task's rules draw (``draw_overlay`` of the rules
+    package: the capture radius around each pursuer), the debug overlays of each scripted
+    vehicle's strategy (pursuit's predicted intercept point, the wander circle and target,
+    evade's threat range, separation's radius) and the vehicles as triangles coloured by
+    team, learned agents outlined; vehicles out of the game are left out.
     """
     from steer_env.rendering import ROLE_COLORS
 
@@ -34,15 +35,15 @@ def draw(renderer, batch: Batch, env: int, trails, cfg: TaskConfig) -> NDArray[n
     alive = state.alive[env]
     max_speed = batch.vehicles["max_speed"]
     radius = batch.vehicles["radius"]
-    roles = ["pursuer" if p else "evader" for p in batch.is_pursuer]
+    team_names = batch.rules.TEAMS
+    roles = [team_names[code] for code in batch.team.tolist()]
     debug = ROLE_COLORS["debug"]
     renderer.begin_frame()
 
     for i in range(batch.n_vehicles):
         renderer.polyline(trails.get(i), ROLE_COLORS[roles[i]], width=1)
 
-    for i in np.flatnonzero(batch.is_pursuer & alive):
-        renderer.circle(pos[i], cfg.capture_radius, ROLE_COLORS["pursuer"], width=1)
+    batch.rules.draw_overlay(renderer, batch, env)
 
     for i, spec in enumerate(batch.roster):
         if spec.strategy is None or not alive[i]:

@@ -106,7 +106,6 @@ from steer_env.engine.batch import Batch
 from steer_env.envs import streams
 from steer_env.envs.base import RENDER_FPS, validate_actions, validate_render_mode, validate_seed
 from steer_env.envs.team_vector import TeamPursuitVectorEnv
-from steer_env.rules.pursuit_evasion import team_agent_info
 from steer_env.tasks import TEAM_TASKS, TaskSpec
 from steer_env.tasks.team_pursuit import TeamConfig, with_max_cycles
 
@@ -200,12 +199,9 @@ class TeamPursuitEnv(ParallelEnv):
         obs = self.batch.reset(None, keys)
         self._keyed = True
         self.agents = list(self.possible_agents)
-        distance = self.batch.nearest_opponent_distance()[0]
-        team = self._team_metrics()
-        infos = {
-            name: team_agent_info(float(distance[a]), 0.0, 0.0, 0.0, False, 0, team)
-            for name, a in self._index.items()
-        }
+        infos = dict(
+            zip(self.possible_agents, self.task.agent_infos(None, self.batch), strict=True)
+        )
         if self._scenes is not None:
             self._scenes.restart((0,))
         if self.render_mode == "human":
@@ -223,24 +219,15 @@ class TeamPursuitEnv(ParallelEnv):
             return {}, {}, {}, {}, {}
         result = self.batch.step(act)
         live = self.agents
-        obs, rewards, terminations, truncations, infos = {}, {}, {}, {}, {}
-        team = self._team_metrics()
-        for name in live:
+        obs, rewards, terminations, truncations = {}, {}, {}, {}
+        rows = [result.row(0, self._index[name]) for name in live]
+        for name, row in zip(live, rows, strict=True):
             a = self._index[name]
-            row = result.row(0, a)
             obs[name] = result.observation[0, a].copy()
             rewards[name] = row.reward
             terminations[name] = bool(row.terminated)
             truncations[name] = False
-            infos[name] = team_agent_info(
-                row.distance,
-                row.capture,
-                row.escape,
-                row.shaping,
-                bool(row.captured),
-                int(row.captures),
-                team,
-            )
+        infos = dict(zip(live, self.task.agent_infos(rows, self.batch), strict=True))
         # Agents that left the game (captured, or everyone at the end) leave ``agents``.
         self.agents = [name for name in live if not terminations[name]]
         if self._scenes is not None:
@@ -270,18 +257,6 @@ class TeamPursuitEnv(ParallelEnv):
                 actions[name], (2,), name=f"action of {name!r}"
             )
         return out
-
-    def _team_metrics(self) -> dict[str, Any]:
-        """What every agent's info holds of the team: evaders captured and left, and the
-        step each evader was captured at (``(M,)`` int64, -1 while it plays)."""
-        alive = self.batch.state.alive[0]
-        evaders = self.batch.is_team("evader")
-        left = int(np.count_nonzero(alive & evaders))
-        return {
-            "evaders_captured": int(np.count_nonzero(evaders)) - left,
-            "evaders_left": left,
-            "capture_steps": self.batch.state.capture_step[0][evaders].astype(np.int64),
-        }
 
     def state(self) -> NDArray[np.float32]:
         """The global state: positions, velocities (m, m/s) and in-game flags of every

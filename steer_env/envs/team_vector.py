@@ -108,14 +108,7 @@ class TeamPursuitVectorEnv:
     # ------------------------------------------------------------------ state views
     def in_game(self) -> NDArray[np.bool_]:
         """``(E, k)``: agents still playing in their current episode."""
-        return self.batch.state.capture_step[:, self.batch.agent_index] < 0
-
-    def _evaders_left(self) -> NDArray[np.int64]:
-        evaders = self.batch.is_team("evader")
-        return np.count_nonzero(self.batch.state.alive[:, evaders], axis=1)
-
-    def _evader_capture_steps(self) -> NDArray[np.int64]:
-        return self.batch.state.capture_step[:, self.batch.is_team("evader")].copy()
+        return self.task.in_game(self.batch)
 
     # ------------------------------------------------------------------ API
     def reset(
@@ -130,19 +123,7 @@ class TeamPursuitVectorEnv:
         self._started = True
         if self._scenes is not None:
             self._scenes.restart(envs.tolist())
-        per_agent = (self.num_envs, self.n_agents)
-        return obs, {
-            "in_game": self.in_game(),
-            "distance": self.batch.nearest_opponent_distance(),
-            "captured": np.zeros(per_agent, dtype=bool),
-            "reward_capture": np.zeros(per_agent),
-            "reward_escape": np.zeros(per_agent),
-            "reward_shaping": np.zeros(per_agent),
-            "done": np.zeros(self.num_envs, dtype=bool),
-            "captures": np.zeros(self.num_envs, dtype=np.int64),
-            "evaders_left": self._evaders_left(),
-            "capture_step": self._evader_capture_steps(),
-        }
+        return obs, self.task.vector_infos(None, self.batch)
 
     def step(
         self, actions: Any
@@ -171,18 +152,7 @@ class TeamPursuitVectorEnv:
         self._ended = done.copy()  # reset() clears it; the caller keeps ``done``
         if self._scenes is not None:
             self._scenes.push()
-        infos = {
-            "in_game": self.in_game() & ~done[:, None],
-            "distance": result.distance,
-            "captured": result.captured,
-            "reward_capture": result.reward_capture,
-            "reward_escape": result.reward_escape,
-            "reward_shaping": result.reward_shaping,
-            "done": done,
-            "captures": result.captures,
-            "evaders_left": self._evaders_left(),
-            "capture_step": self._evader_capture_steps(),
-        }
+        infos = self.task.vector_infos(result, self.batch)
         return (
             result.observation,
             result.reward,

@@ -26,7 +26,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 from numpy.typing import NDArray
 
-from steer_env.engine.batch import Batch, StepResult
+from steer_env.engine.batch import Batch
 from steer_env.envs import streams
 from steer_env.envs.base import (
     RENDER_FPS,
@@ -34,9 +34,8 @@ from steer_env.envs.base import (
     validate_render_mode,
     validate_seed,
 )
-from steer_env.rules.pursuit_evasion import step_info
 from steer_env.tasks import Task, get_task
-from steer_env.tasks.config import TIME_LIMIT, check_num_envs, check_number, make_config
+from steer_env.tasks.config import TIME_LIMIT, check_num_envs, check_number
 
 
 def seeds_to_keys(
@@ -140,7 +139,7 @@ class SteerVectorEnv(VectorEnv):
     ) -> None:
         check_num_envs(num_envs)
         self.task = get_task(task) if isinstance(task, str) else task
-        self.config = make_config(self.task.default_config, kwargs)
+        self.config = self.task.config(**kwargs)
         #: Gymnasium's outer time limit, as ``gym.make(id, max_episode_steps=N)`` adds it to
         #: each single env: an episode still running after ``N`` steps is truncated.
         self.max_episode_steps = (
@@ -190,16 +189,7 @@ class SteerVectorEnv(VectorEnv):
             self._scenes.restart(envs.tolist())
         if self.render_mode == "human":
             self.render()
-        e = self.num_envs
-        values = step_info(
-            self.batch.nearest_opponent_distance()[:, 0],
-            np.zeros(e),
-            np.zeros(e),
-            np.zeros(e),
-            np.zeros(e, dtype=bool),
-            np.full(e, -1, dtype=np.int64),
-        )
-        return obs[:, 0], with_masks(values, e)
+        return obs[:, 0], with_masks(self.task.vector_reset_info(self.batch), self.num_envs)
 
     def step(
         self, actions: Any
@@ -234,7 +224,9 @@ class SteerVectorEnv(VectorEnv):
         terminated = result.terminated[:, 0]
         truncated = self._truncated(result.done)
         done = result.done | truncated
-        infos = self._infos(result, result.done)
+        infos = with_masks(
+            self.task.vector_step_info(result, self.batch, result.done), self.num_envs
+        )
         if mode == AutoresetMode.SAME_STEP and done.any():
             finished = np.flatnonzero(done)
             final_obs = np.empty(self.num_envs, dtype=object)
@@ -265,29 +257,6 @@ class SteerVectorEnv(VectorEnv):
         if self.max_episode_steps is None:
             return np.zeros(self.num_envs, dtype=bool)
         return (self.batch.state.steps >= self.max_episode_steps) & ~terminal
-
-    def _infos(self, result: StepResult, terminal: NDArray[np.bool_]) -> dict[str, Any]:
-        """The same keys every step (and at reset), each with its ``_key`` mask: values of
-        ``is_success`` and ``capture_step`` count on an episode's final step."""
-        e = self.num_envs
-        if terminal.any():
-            success, capture_step = self.task.outcome(
-                result.captures, result.captured[:, 0], self.batch.state.steps
-            )
-            is_success = success & terminal
-            capture_step = np.where(terminal, capture_step, -1)
-        else:  # most steps: no outcome to read, so none is computed
-            is_success = np.zeros(e, dtype=bool)
-            capture_step = np.full(e, -1, dtype=np.int64)
-        values = step_info(
-            result.distance[:, 0],
-            result.reward_capture[:, 0],
-            result.reward_escape[:, 0],
-            result.reward_shaping[:, 0],
-            is_success,
-            capture_step,
-        )
-        return with_masks(values, e)
 
     def render(self) -> tuple[NDArray[np.uint8], ...] | None:
         """One ``(H, W, 3)`` frame per environment (as ``SyncVectorEnv`` returns them); in

@@ -30,11 +30,11 @@ from steer_env.engine.strategy import Strategy
 from steer_env.rules import pursuit_evasion as pursuit_evasion_rules
 from steer_env.rules.pursuit_evasion import World
 from steer_env.tasks.config import TaskConfig, make_config
-from steer_env.tasks.protocol import StrategyFactory, TaskSpec, check_role
+from steer_env.tasks.protocol import SingleAgentInfos, StrategyFactory, TaskSpec, check_role
 
 
 @dataclass(frozen=True)
-class Task(TaskSpec):
+class Task(TaskSpec, SingleAgentInfos):
     """A task with one learned agent against scripted opponents (Pursuit-v0, Evasion-v0).
 
     Attributes:
@@ -148,6 +148,63 @@ class Task(TaskSpec):
         ended_captured = pursuit_evasion_rules.ended_with_capture(captures, captured)
         capture_step = np.where(ended_captured, steps, -1)
         return self.is_success(ended_captured), capture_step
+
+    # --- infos (the keys: steer_env.rules.pursuit_evasion.step_info) ----------------------
+    def reset_info(self, batch: Any) -> dict[str, Any]:
+        distance = float(batch.nearest_opponent_distance()[0, 0])
+        return pursuit_evasion_rules.step_info(distance, 0.0, 0.0, 0.0, False, -1)
+
+    def step_info(self, row: Any, batch: Any) -> dict[str, Any]:
+        success = False
+        capture_step = -1
+        if row.done:
+            success, capture_step = self.outcome(
+                row.captures, row.captured, int(batch.state.steps[0])
+            )
+            success, capture_step = bool(success), int(capture_step)
+        return pursuit_evasion_rules.step_info(
+            row.distance, row.capture, row.escape, row.shaping, success, capture_step
+        )
+
+    def vector_reset_info(self, batch: Any) -> dict[str, Any]:
+        e = batch.num_envs
+        return pursuit_evasion_rules.step_info(
+            batch.nearest_opponent_distance()[:, 0],
+            np.zeros(e),
+            np.zeros(e),
+            np.zeros(e),
+            np.zeros(e, dtype=bool),
+            np.full(e, -1, dtype=np.int64),
+        )
+
+    def vector_step_info(self, result: Any, batch: Any, ended: Any) -> dict[str, Any]:
+        e = batch.num_envs
+        if ended.any():
+            success, capture_step = self.outcome(
+                result.captures, result.captured[:, 0], batch.state.steps
+            )
+            is_success = success & ended
+            capture_step = np.where(ended, capture_step, -1)
+        else:  # most steps: no outcome to read, so none is computed
+            is_success = np.zeros(e, dtype=bool)
+            capture_step = np.full(e, -1, dtype=np.int64)
+        return pursuit_evasion_rules.step_info(
+            result.distance[:, 0],
+            result.reward_capture[:, 0],
+            result.reward_escape[:, 0],
+            result.reward_shaping[:, 0],
+            is_success,
+            capture_step,
+        )
+
+    def final_info(self, result: Any, batch: Any, envs: Any) -> list[dict[str, Any]]:
+        success, capture_step = self.outcome(
+            result.captures[envs], result.captured[envs, 0], batch.state.steps[envs]
+        )
+        return [
+            {"is_success": s, "capture_step": c}
+            for s, c in zip(success.tolist(), capture_step.tolist(), strict=True)
+        ]
 
 
 class _View(Mapping):

@@ -13,7 +13,12 @@ a :class:`TaskSpec` subclass that says:
   ``env_module`` (a PettingZoo module, ``parallel_env`` / ``env`` / ``vector_env``);
 * **its baselines**: scripted strategies per role (:meth:`TaskSpec.baselines_of`), the
   first of each role being *the* classic one;
-* **its success rule**: :meth:`TaskSpec.is_success` of an episode's outcome.
+* **its success rule**: :meth:`TaskSpec.is_success` of an episode's outcome;
+* **its infos**, the same keys from reset on: a single-agent task builds the Gymnasium
+  env's (:meth:`SingleAgentInfos.reset_info`, :meth:`~SingleAgentInfos.step_info`, Python
+  scalars), the native vector env's (``(num_envs,)`` arrays) and the outcome the SB3
+  adapter reports on final steps; a team task builds each agent's infos in the PettingZoo
+  env and the batched infos of its native vector env.
 
 Front ends and commands read these; none of them branches on a task's name.
 """
@@ -78,3 +83,51 @@ def check_role(role: str, roles: tuple[str, ...], task: str) -> None:
     """``ValueError`` naming ``role`` unless it is one of ``roles`` of ``task``."""
     if role not in roles:
         raise ValueError(f"role must be one of {', '.join(roles)} for {task}, got {role!r}")
+
+
+class SingleAgentInfos(ABC):
+    """The infos of a task's single-agent front ends (the Gymnasium env, the native
+    vector env, the SB3 adapter), built from the step's decoded results
+    (:class:`~steer_env.engine.batch.StepResult`) and the batch's state."""
+
+    @abstractmethod
+    def reset_info(self, batch: Any) -> dict[str, Any]:
+        """The single env's info after a reset (Python scalars)."""
+
+    @abstractmethod
+    def step_info(self, row: Any, batch: Any) -> dict[str, Any]:
+        """The single env's info after a step whose decoded results are ``row``
+        (:meth:`StepResult.row`); the outcome keys count when ``row.done``."""
+
+    @abstractmethod
+    def vector_reset_info(self, batch: Any) -> dict[str, Any]:
+        """The native vector env's infos after a reset, ``(num_envs,)`` arrays."""
+
+    @abstractmethod
+    def vector_step_info(self, result: Any, batch: Any, ended: Any) -> dict[str, Any]:
+        """The native vector env's infos after a step, ``(num_envs,)`` arrays; the outcome
+        keys count in the environments where ``ended``."""
+
+    @abstractmethod
+    def final_info(self, result: Any, batch: Any, envs: Any) -> list[dict[str, Any]]:
+        """For each environment of ``envs`` whose episode ended on this step, what the SB3
+        adapter adds to its final info (``is_success`` and the task's outcome keys)."""
+
+
+class TeamInfos(ABC):
+    """The infos of a team task's front ends: per agent in the PettingZoo env, batched in
+    its native vector env."""
+
+    @abstractmethod
+    def agent_infos(self, rows: Any, batch: Any) -> list[dict[str, Any]]:
+        """The PettingZoo env's info of each learned agent of environment 0, the same keys
+        always: after a step, one per decoded row (:meth:`StepResult.row`) of ``rows``;
+        after a reset (``rows`` None), one per learned agent."""
+
+    @abstractmethod
+    def in_game(self, batch: Any) -> Any:
+        """``(E, k)``: whether each learned agent still plays in its current episode."""
+
+    @abstractmethod
+    def vector_infos(self, result: Any, batch: Any) -> dict[str, Any]:
+        """The native vector env's infos after a step (``result`` None: after a reset)."""

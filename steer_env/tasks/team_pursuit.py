@@ -53,9 +53,12 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+from numpy.typing import NDArray
+
 from steer_env.engine.batch import VehicleSpec
 from steer_env.engine.strategy import Behavior, Strategy
-from steer_env.rules.pursuit_evasion import World
+from steer_env.rules.pursuit_evasion import World, team_agent_info
 from steer_env.tasks import STRATEGIES, register
 from steer_env.tasks.config import (
     COMMON_RANGES,
@@ -71,7 +74,7 @@ from steer_env.tasks.config import (
     field_ranges,
     time_limit_alias,
 )
-from steer_env.tasks.protocol import StrategyFactory, TaskSpec, check_role
+from steer_env.tasks.protocol import StrategyFactory, TaskSpec, TeamInfos, check_role
 from steer_env.tasks.pursuit_evasion import classic_pursuer
 
 #: Accepted values of ``TeamConfig.learned``.
@@ -295,7 +298,7 @@ STRATEGIES["pursuer"].update(reynolds=reynolds_pursuer, cooperative=cooperative_
 
 # ----------------------------------------------------------------------- the task
 @dataclass(frozen=True)
-class TeamTask(TaskSpec):
+class TeamTask(TaskSpec, TeamInfos):
     """A multi-agent task of the registry (:data:`steer_env.tasks.TEAM_TASKS`).
 
     Attributes:
@@ -326,6 +329,73 @@ class TeamTask(TaskSpec):
         evaders' otherwise (a bool, or an array of them)."""
         check_role(role, tuple(self.baselines), self.name)
         return captured == (role == "pursuer")
+
+    # --- infos -----------------------------------------------------------------------
+    def team_metrics(self, batch: Any) -> dict[str, Any]:
+        """What every agent's info holds of the team in environment 0: evaders captured
+        and left, and the step each evader was captured at (``(M,)`` int64, -1 while it
+        plays)."""
+        alive = batch.state.alive[0]
+        evaders = batch.is_team("evader")
+        left = int(np.count_nonzero(alive & evaders))
+        return {
+            "evaders_captured": int(np.count_nonzero(evaders)) - left,
+            "evaders_left": left,
+            "capture_steps": batch.state.capture_step[0][evaders].astype(np.int64),
+        }
+
+    def agent_infos(self, rows: Any, batch: Any) -> list[dict[str, Any]]:
+        team = self.team_metrics(batch)
+        if rows is None:
+            distance = batch.nearest_opponent_distance()[0].tolist()
+            return [team_agent_info(d, 0.0, 0.0, 0.0, False, 0, team) for d in distance]
+        return [
+            team_agent_info(
+                row.distance,
+                row.capture,
+                row.escape,
+                row.shaping,
+                bool(row.captured),
+                int(row.captures),
+                team,
+            )
+            for row in rows
+        ]
+
+    def in_game(self, batch: Any) -> NDArray[np.bool_]:
+        return batch.state.capture_step[:, batch.agent_index] < 0
+
+    def vector_infos(self, result: Any, batch: Any) -> dict[str, Any]:
+        evaders = batch.is_team("evader")
+        evaders_left = np.count_nonzero(batch.state.alive[:, evaders], axis=1)
+        capture_step = batch.state.capture_step[:, evaders].copy()
+        if result is None:
+            per_agent = (batch.num_envs, batch.n_agents)
+            return {
+                "in_game": self.in_game(batch),
+                "distance": batch.nearest_opponent_distance(),
+                "captured": np.zeros(per_agent, dtype=bool),
+                "reward_capture": np.zeros(per_agent),
+                "reward_escape": np.zeros(per_agent),
+                "reward_shaping": np.zeros(per_agent),
+                "done": np.zeros(batch.num_envs, dtype=bool),
+                "captures": np.zeros(batch.num_envs, dtype=np.int64),
+                "evaders_left": evaders_left,
+                "capture_step": capture_step,
+            }
+        done = result.done.copy()
+        return {
+            "in_game": self.in_game(batch) & ~done[:, None],
+            "distance": result.distance,
+            "captured": result.captured,
+            "reward_capture": result.reward_capture,
+            "reward_escape": result.reward_escape,
+            "reward_shaping": result.reward_shaping,
+            "done": done,
+            "captures": result.captures,
+            "evaders_left": evaders_left,
+            "capture_step": capture_step,
+        }
 
     def strategy_of(self, role: str, cfg: TeamConfig) -> Strategy:
         """The scripted strategy of ``role`` (``"pursuer"``/``"evader"``) in ``cfg``."""

@@ -257,3 +257,14 @@ def team_agent_info(
         **team,
         "capture_steps": team["capture_steps"].copy(),
     }
+
+
+def draw_overlay(renderer: Any, batch: Any, env: int) -> None:
+    """What these rules add to a frame of environment ``env`` (under the strategies'
+    overlays and the vehicles): the capture radius around each pursuer in the game."""
+    from steer_env.rendering import ROLE_COLORS
+
+    alive = batch.state.alive[env]
+    radius = batch.world.capture_radius
+    for i in np.flatnonzero(batch.is_team("pursuer") & alive):
+        renderer.circle(batch.state.position[env, i], radius, ROLE_COLORS["pursuer"], width=1)
