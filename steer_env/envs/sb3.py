@@ -198,7 +198,6 @@ class TeamSB3VecEnv(_BatchVecEnv):
         super().__init__(vector_env, self.n_envs_inner * self.per_env)
         self._obs: NDArray[np.float32] | None = None  # all agents' last observations
         self._seed: int | None = None
-        self._success_by_capture = role == "pursuer"
 
     def seed(self, seed: int | None = None) -> Sequence[int | None]:
         """Seeds per *environment*: environment ``e`` (slots ``e*r .. e*r+r-1``) starts like
@@ -248,19 +247,14 @@ class TeamSB3VecEnv(_BatchVecEnv):
         rew = self._slots_of(rewards).astype(np.float32)
         infos: list[dict[str, Any]] = [{} for _ in range(self.num_envs)]
         if dones.any():
-            captured_evaders = info["capture_step"] >= 0
-            team_success = captured_evaders.all(axis=1)
-            agent_captured = self._slots_of(info["captured"])
+            success = self._slots_of(venv.task.agent_success(info, self.role))
             for s in np.flatnonzero(dones).tolist():
-                e = s // r
                 entry: dict[str, Any] = {
                     "terminal_observation": slot_obs[s].copy(),
                     "TimeLimit.truncated": False,
                 }
                 if was_playing[s]:
-                    entry["is_success"] = bool(
-                        team_success[e] if self._success_by_capture else not agent_captured[s]
-                    )
+                    entry["is_success"] = bool(success[s])
                 else:
                     entry["departed"] = True
                 infos[s] = entry

@@ -131,3 +131,8 @@ class TeamInfos(ABC):
     @abstractmethod
     def vector_infos(self, result: Any, batch: Any) -> dict[str, Any]:
         """The native vector env's infos after a step (``result`` None: after a reset)."""
+
+    @abstractmethod
+    def agent_success(self, infos: Any, role: str) -> Any:
+        """``(E, k)``: from the native vector env's ``infos`` of a step, whether each agent
+        playing ``role`` succeeded, for the agents whose episode ended on it."""

@@ -397,6 +397,15 @@ class TeamTask(TaskSpec, TeamInfos):
             "capture_step": capture_step,
         }
 
+    def agent_success(self, infos: Any, role: str) -> NDArray[np.bool_]:
+        """A pursuer succeeds when its team captured every evader; an evader when it was
+        not captured."""
+        captured = infos["captured"]
+        if role == "pursuer":
+            every = (infos["capture_step"] >= 0).all(axis=1)
+            captured = np.broadcast_to(every[:, None], captured.shape)
+        return self.is_success(captured, role)
+
     def strategy_of(self, role: str, cfg: TeamConfig) -> Strategy:
         """The scripted strategy of ``role`` (``"pursuer"``/``"evader"``) in ``cfg``."""
         chosen = getattr(cfg, f"{role}_strategy")
