@@ -22,6 +22,7 @@ vehicles.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -94,12 +95,6 @@ class Neighbors:
         """``values[j]`` for every pair: per-vehicle ``(n_vehicles, ...)`` values of the
         neighbour seen (``np.take`` along the first axis, much faster than fancy indexing)."""
         return np.take(np.asarray(values, dtype=np.float64), self.j, axis=0)
-
-
-def _tiny() -> float:
-    from steer_env.core.vecmath import TINY
-
-    return TINY
 
 
 def _dense_pairs(position: Array, radius: float) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
@@ -196,8 +191,12 @@ def find_neighbors(
         distance,
     )
     if view_angle is not None:
-        h = np.take(np.asarray(heading, dtype=np.float64).reshape(-1, 2), i, axis=0)
-        along = np.einsum("pk,pk->p", h, offset)
-        visible = (along >= np.cos(view_angle / 2) * distance) | (distance <= _tiny())
+        from steer_env.core.neighbors import visible_pairs
+
+        h = np.ascontiguousarray(np.asarray(heading, dtype=np.float64).reshape(-1, 2))
+        if h.shape[0] != flat.shape[0]:
+            raise ValueError(f"heading must have the shape of position {pos.shape}")
+        visible = np.empty(i.shape[0], dtype=np.bool_)
+        visible_pairs(h, i, offset, distance, math.cos(view_angle / 2), visible)
         i, j, offset, distance = i[visible], j[visible], offset[visible], distance[visible]
     return Neighbors(i=i, j=j, offset=offset, distance=distance, n_vehicles=flat.shape[0])

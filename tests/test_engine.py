@@ -360,17 +360,20 @@ def test_the_opponents_strategy_is_chosen_through_the_env_configuration():
         gym.make("steer_env/Pursuit-v0", opponent_strategy=3)
 
 
-@pytest.mark.parametrize("kind", ["cohesion", "alignment"])
-def test_engine_flocking_forces_equal_the_library(kind):
-    """A scripted flock's cohesion and alignment in the engine are the library's
-    ``behaviors.cohesion`` / ``behaviors.alignment`` over ``find_neighbors`` of the same
-    radius (everyone, no field of view), to rounding."""
+@pytest.mark.parametrize("view_angle", [None, 2.0, 4.5])
+@pytest.mark.parametrize("kind", ["separation", "cohesion", "alignment"])
+def test_engine_flocking_forces_equal_the_library(kind, view_angle):
+    """A scripted flock's separation, cohesion and alignment in the engine are the
+    library's ``behaviors.separation`` / ``cohesion`` / ``alignment`` over
+    ``find_neighbors`` of the same radius and field of view (one neighbour rule:
+    ``core.behaviors.in_view``), to rounding."""
     from steer_env.neighbors import find_neighbors
 
     radius = 6.0
+    view = {} if view_angle is None else {"view_angle": view_angle}
     boid = VehicleSpec(
         "evader",
-        Strategy([Behavior(kind, 1.0, target="everyone", neighbor_radius=radius)]),
+        Strategy([Behavior(kind, 1.0, target="everyone", neighbor_radius=radius, **view)]),
         1.0,
         3.0,
         50.0,
@@ -385,11 +388,24 @@ def test_engine_flocking_forces_equal_the_library(kind):
     speed = np.linalg.norm(state.velocity, axis=-1, keepdims=True)
     state.heading[:] = state.velocity / speed
     got = batch.scripted_forces()
+    fewer = 0
     for e in range(4):
         pos, vel, head = state.position[e], state.velocity[e], state.heading[e]
-        nb = find_neighbors(pos, radius)
+        nb = find_neighbors(pos, radius, heading=head, view_angle=view_angle)
+        fewer += len(find_neighbors(pos, radius).i) - len(nb.i)
         if kind == "cohesion":
             want = behaviors.cohesion(vel, 3.0, nb)
+        elif kind == "separation":
+            want = behaviors.separation(vel, 3.0, nb)
         else:
             want = behaviors.alignment(vel, head, 3.0, nb)
         np.testing.assert_allclose(got[e], want, rtol=1e-12, atol=1e-12)
+    # A narrower view really drops neighbours (so the cone is tested, not bypassed).
+    assert (fewer > 0) == (view_angle is not None)
+
+
+def test_view_angle_is_validated_by_name():
+    with pytest.raises(ValueError, match=r"cohesion.view_angle must be in \(0, 2\*pi\]"):
+        Behavior("cohesion", view_angle=7.0)
+    with pytest.raises(ValueError, match="view_angle"):
+        Behavior("separation", view_angle=0.0)

@@ -218,6 +218,16 @@ def pair_tiebreak(i, j):
     return math.cos(angle) * sign, math.sin(angle) * sign
 
 
+@inline_kernel
+def in_view(ox, oy, d, hx, hy, cos_half_view):
+    """Whether a neighbour at offset ``(ox, oy)``, ``d = |offset|`` away, is inside the view
+    cone of a vehicle heading ``(hx, hy)`` (unit): the angle between the heading and the
+    offset is at most the cone's half-angle, whose cosine is ``cos_half_view`` (Reynolds'
+    and OpenSteer's field of view). ``cos_half_view <= -1`` sees all around; a coincident
+    neighbour (``d <= TINY``) is always seen."""
+    return cos_half_view <= -1.0 or d <= TINY or hx * ox + hy * oy >= cos_half_view * d
+
+
 @kernel
 def separation_push(ox, oy, d, i, j, min_distance):
     """Separation term of vehicle ``i`` from neighbour ``j`` at offset ``o = p_j - p_i``,

@@ -12,6 +12,7 @@ import math
 
 import numpy as np
 
+from steer_env.core.behaviors import in_view
 from steer_env.core.jit import kernel
 from steer_env.core.vecmath import length
 
@@ -139,3 +140,15 @@ def directed_pairs(pos, a, b, i, j, offset, distance):
         offset[half + k, 0] = -dx
         offset[half + k, 1] = -dy
         distance[half + k] = d
+
+
+@kernel
+def visible_pairs(heading, i, offset, distance, cos_half_view, keep):
+    """``keep[k]``: whether vehicle ``i[k]`` (heading ``heading[i[k]]``) sees its neighbour at
+    ``offset[k]``, ``distance[k]`` away, within the view cone of half-angle cosine
+    ``cos_half_view`` (:func:`steer_env.core.behaviors.in_view`, the engine's rule too)."""
+    for k in range(i.shape[0]):
+        v = i[k]
+        keep[k] = in_view(
+            offset[k, 0], offset[k, 1], distance[k], heading[v, 0], heading[v, 1], cos_half_view
+        )

@@ -123,6 +123,7 @@ BEHAVIOR = np.dtype(
         ("side_angle", "f8"),  # rad
         ("side_scale", "f8"),
         ("neighbor_radius", "f8"),  # m: separation/alignment/cohesion/unaligned
+        ("view_cos", "f8"),  # separation/alignment/cohesion: cosine of half the view angle
         ("min_distance", "f8"),  # m: separation's distance floor
         ("offset_forward", "f8"),  # m: offset pursuit, in the target's frame
         ("offset_side", "f8"),  # m

@@ -193,7 +193,7 @@ def flock_force(kind, b, e, i, pos, vel, head, alive, vehicles):
         ox = pos[e, j, 0] - px
         oy = pos[e, j, 1] - py
         d = length(ox, oy)
-        if not d <= r:
+        if not d <= r or not cb.in_view(ox, oy, d, head[e, i, 0], head[e, i, 1], b.view_cos):
             continue
         count += 1
         if kind == SEPARATION:

@@ -66,6 +66,7 @@ DEFAULTS: Mapping[str, float | bool | str] = {
     "side_angle": math.pi / 4,
     "side_scale": 0.5,
     "neighbor_radius": 3.0,
+    "view_angle": 2 * math.pi,  # rad: flocking's field of view (all around by default)
     "min_distance": 1e-3,
     "offset_forward": 0.0,
     "offset_side": 0.0,
@@ -154,6 +155,8 @@ class Behavior:
             v = _number(f"{kind}.{name}", value, allow_inf=name in _MAY_BE_INF)
             if name == "probability" and not 0 < v <= 1:
                 raise ValueError(f"{kind}.probability must be in (0, 1], got {value!r}")
+            if name == "view_angle" and not 0 < v <= 2 * math.pi:
+                raise ValueError(f"{kind}.view_angle must be in (0, 2*pi] radians, got {value!r}")
             if name not in ("active_beyond", "offset_forward", "offset_side") and v < 0:
                 raise ValueError(f"{kind}.{name} must be >= 0, got {value!r}")
         object.__setattr__(self, "kind", kind)
@@ -241,5 +244,9 @@ def encode(
             row["weight"] = b.weight
             for name in DEFAULTS:
                 value = b.value(name)
-                row[name] = option_code(name, value) if name in OPTIONS else value
+                if name == "view_angle":
+                    # The record holds what the neighbour test compares with (in_view).
+                    row["view_cos"] = math.cos(value / 2)
+                else:
+                    row[name] = option_code(name, value) if name in OPTIONS else value
     return table, info
