@@ -113,6 +113,15 @@ class SteerEnv(gym.Env[NDArray[np.float32], NDArray[np.float32]]):
         self._keyed = False  # whether a reset has keyed the episode stream yet
         self._scenes: Any = None  # the renderer and trails, made by the first render()
 
+    @classmethod
+    def vector_env(cls, num_envs: int = 1, **kwargs: Any) -> Any:
+        """``num_envs`` environments of this env's task in one native batch (a
+        :class:`~steer_env.envs.vector.SteerVectorEnv`): the task's Gymnasium
+        ``vector_entry_point``, so that ``gym.make_vec(id, num_envs)`` builds it."""
+        from steer_env.envs.vector import SteerVectorEnv
+
+        return SteerVectorEnv(num_envs, cls.task, **kwargs)
+
     def _make_batch(self, cfg: TaskConfig) -> Batch:
         return Batch(self.task.roster(cfg), self.task.world(cfg), num_envs=1)
 

@@ -159,3 +159,7 @@ class EvasionEnv(SteerEnv):
     """
 
     task: ClassVar[Task] = EVASION
+
+
+#: The ``vector_entry_point`` of ``steer_env/Evasion-v0`` (``gym.make_vec``).
+make_evasion_vector = EvasionEnv.vector_env

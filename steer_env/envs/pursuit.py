@@ -158,3 +158,7 @@ class PursuitEnv(SteerEnv):
     """
 
     task: ClassVar[Task] = PURSUIT
+
+
+#: The ``vector_entry_point`` of ``steer_env/Pursuit-v0`` (``gym.make_vec``).
+make_pursuit_vector = PursuitEnv.vector_env

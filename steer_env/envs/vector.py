@@ -294,17 +294,19 @@ class SteerVectorEnv(VectorEnv):
 
 
 def make_vector(task: str, num_envs: int = 1, **kwargs: Any) -> SteerVectorEnv:
-    """The ``vector_entry_point`` of a registered task."""
+    """A native vector env of the registered task ``task`` (a name or an id)."""
     return SteerVectorEnv(num_envs, task, **kwargs)
 
 
+# Each id's vector entry point lives in its env module (``steer_env.envs.pursuit:
+# make_pursuit_vector``); these names stay importable here for specs saved with them.
 def make_pursuit_vector(num_envs: int = 1, **kwargs: Any) -> SteerVectorEnv:
-    """``vector_entry_point`` of ``steer_env/Pursuit-v0``."""
+    """``steer_env/Pursuit-v0``'s native vector env."""
     return make_vector("pursuit", num_envs, **kwargs)
 
 
 def make_evasion_vector(num_envs: int = 1, **kwargs: Any) -> SteerVectorEnv:
-    """``vector_entry_point`` of ``steer_env/Evasion-v0``."""
+    """``steer_env/Evasion-v0``'s native vector env."""
     return make_vector("evasion", num_envs, **kwargs)
 
 

@@ -88,7 +88,7 @@ PURSUIT = register(
         baselines={"classic": classic_pursuer, "naive": naive_pursuer},
         success="capture",
         entry_point="steer_env.envs.pursuit:PursuitEnv",
-        vector_entry_point="steer_env.envs.vector:make_pursuit_vector",
+        vector_entry_point="steer_env.envs.pursuit:make_pursuit_vector",
     )
 )
 
@@ -102,6 +102,6 @@ EVASION = register(
         baselines={"classic": classic_evader},
         success="escape",
         entry_point="steer_env.envs.evasion:EvasionEnv",
-        vector_entry_point="steer_env.envs.vector:make_evasion_vector",
+        vector_entry_point="steer_env.envs.evasion:make_evasion_vector",
     )
 )
