@@ -150,7 +150,7 @@ def make_sb3_vec_env(env_id: str, n_envs: int, seed: int | None = None, **kwargs
 class TeamSB3VecEnv(_BatchVecEnv):
     """Parameter sharing for the team task: one SB3 ``VecEnv`` slot per agent of ``role``.
 
-    Wraps a :class:`~steer_env.envs.team_vector.TeamPursuitVectorEnv` of ``E`` environments
+    Wraps a :class:`~steer_env.envs.team_vector.TeamVectorEnv` of ``E`` environments
     whose ``role`` (``"pursuer"`` or ``"evader"``) has ``r`` learned agents: ``num_envs`` is
     ``E * r`` and slot ``e * r + j`` is agent ``j`` of that role in environment ``e``, so
     one policy is trained on every agent's experience. When the other role is learned too,
@@ -172,12 +172,10 @@ class TeamSB3VecEnv(_BatchVecEnv):
     """
 
     def __init__(self, vector_env: Any, role: str = "pursuer", opponent: Any = None) -> None:
-        from steer_env.envs.team_vector import TeamPursuitVectorEnv
+        from steer_env.envs.team_vector import TeamVectorEnv
 
-        if not isinstance(vector_env, TeamPursuitVectorEnv):
-            raise TypeError(
-                f"vector_env must be a TeamPursuitVectorEnv, got {type(vector_env).__name__}"
-            )
+        if not isinstance(vector_env, TeamVectorEnv):
+            raise TypeError(f"vector_env must be a TeamVectorEnv, got {type(vector_env).__name__}")
         code = vector_env.batch.team_code(role, "role")
         self.role = role
         self.slots = np.flatnonzero(vector_env.agent_team == code)

@@ -92,240 +92,23 @@ of a name that is not an agent raise ``UnknownAgentError`` (a ``KeyError`` and a
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any
 
-import numpy as np
-from gymnasium import spaces
-from numpy.typing import NDArray
-from pettingzoo import AECEnv, ParallelEnv
+from pettingzoo import AECEnv
 from pettingzoo.utils.conversions import parallel_to_aec_wrapper
 from pettingzoo.utils.wrappers import OrderEnforcingWrapper
 
-from steer_env.engine.batch import Batch
-from steer_env.envs import streams
-from steer_env.envs.base import RENDER_FPS, validate_actions, validate_render_mode, validate_seed
+from steer_env.envs.parallel import AECForm, TaskParallelEnv
 from steer_env.envs.team_vector import TeamPursuitVectorEnv
-from steer_env.tasks import TEAM_TASKS, TaskSpec
-from steer_env.tasks.team_pursuit import TeamConfig, with_max_cycles
+from steer_env.tasks import TEAM_TASKS
 
 TASK = TEAM_TASKS["team_pursuit"]
 
 
-class TeamPursuitEnv(ParallelEnv):
+class TeamPursuitEnv(TaskParallelEnv):
     """PettingZoo ``ParallelEnv`` of the team pursuit task (see the module docstring)."""
 
-    metadata = {  # noqa: RUF012 (PettingZoo reads it as a plain class attribute)
-        "name": "team_pursuit_v0",
-        "render_modes": ["human", "rgb_array"],
-        "render_fps": RENDER_FPS,
-        "is_parallelizable": True,
-    }
-
-    def __init__(
-        self,
-        render_mode: str | None = None,
-        max_cycles: int | None = None,
-        task: TaskSpec | None = None,
-        **kwargs: Any,
-    ) -> None:
-        #: The task played (the registry's team pursuit by default).
-        self.task = TASK if task is None else task
-        self.metadata = {**self.metadata, "name": self.task.env_module.rsplit(".", 1)[-1]}
-        self.config: TeamConfig = self.task.config(**with_max_cycles(kwargs, max_cycles))
-        if self.config.learned == "none":
-            raise ValueError(
-                'learned="none" leaves no agents: use "pursuers", "evaders" or "both" '
-                "(scripted play runs on the engine's Batch directly)"
-            )
-        validate_render_mode(render_mode, self.metadata["render_modes"])
-        self.render_mode = render_mode
-        self.batch = Batch(self.task.roster(self.config), self.task.world(self.config), num_envs=1)
-        self.possible_agents: list[str] = self.task.agent_names(self.config)
-        self.agents: list[str] = []
-        self._index = {name: a for a, name in enumerate(self.possible_agents)}
-        # One space object per agent, returned on every call (PettingZoo seeds them).
-        self._action_spaces = {
-            name: spaces.Box(-1.0, 1.0, shape=(2,), dtype=np.float32)
-            for name in self.possible_agents
-        }
-        self._observation_spaces = {
-            name: spaces.Box(*self.batch.observation_bounds, dtype=np.float32)
-            for name in self.possible_agents
-        }
-        self._state_space = _state_space(self.batch, self.config.half_size)
-        self._keyed = False
-        self._scenes: Any = None  # the renderer and trails, made by the first render()
-
-    # --- spaces -----------------------------------------------------------------------
-    def observation_space(self, agent: str) -> spaces.Box:
-        return self._observation_spaces[self._agent_name(agent)]
-
-    def action_space(self, agent: str) -> spaces.Box:
-        return self._action_spaces[self._agent_name(agent)]
-
-    def _agent_name(self, agent: Any) -> str:
-        """``agent`` if it is one of :attr:`possible_agents`, else :class:`UnknownAgentError`
-        saying what it is and listing them."""
-        if isinstance(agent, str) and agent in self._index:
-            return agent
-        every_vehicle = self.task.agent_names(dataclasses.replace(self.config, learned="both"))
-        scripted = agent in every_vehicle
-        why = (
-            f"is scripted in this env (learned={self.config.learned!r})"
-            if scripted
-            else "is not an agent of this env"
-        )
-        raise UnknownAgentError(f"{agent!r} {why}; possible agents: {self.possible_agents}")
-
-    @property
-    def state_space(self) -> spaces.Box:
-        """The space of :meth:`state`: per vehicle (pursuers, then evaders) its position in
-        the arena (m), its velocity within its max speed (m/s) and its in-game flag."""
-        return self._state_space
-
-    # --- API ----------------------------------------------------------------------------
-    def reset(
-        self, seed: int | None = None, options: dict[str, Any] | None = None
-    ) -> tuple[dict[str, NDArray[np.float32]], dict[str, dict[str, Any]]]:
-        """Start an episode. A ``seed`` (any non-negative int) keys the episode stream;
-        later unseeded resets continue it; the first reset without a seed draws a key
-        from the OS."""
-        keys = None
-        if seed is not None:
-            keys = streams.key_from_seed(validate_seed(seed))
-        elif not self._keyed:
-            keys = streams.key_from_generator(np.random.default_rng())
-        obs = self.batch.reset(None, keys)
-        self._keyed = True
-        self.agents = list(self.possible_agents)
-        infos = dict(
-            zip(self.possible_agents, self.task.agent_infos(None, self.batch), strict=True)
-        )
-        if self._scenes is not None:
-            self._scenes.restart((0,))
-        if self.render_mode == "human":
-            self.render()
-        return {name: obs[0, a].copy() for name, a in self._index.items()}, infos
-
-    def step(self, actions: dict[str, Any]) -> tuple[dict, dict, dict, dict, dict]:
-        """Advance one step with an action for every agent in :attr:`agents`. Actions for
-        agents that have left the game are ignored, whatever they hold; after the episode
-        has ended (``agents`` empty) a step returns empty dicts."""
-        if not self._keyed:
-            raise RuntimeError("call reset() before step()")
-        act = self._actions_array(actions)
-        if not self.agents:
-            return {}, {}, {}, {}, {}
-        result = self.batch.step(act)
-        live = self.agents
-        obs, rewards, terminations, truncations = {}, {}, {}, {}
-        rows = [result.row(0, self._index[name]) for name in live]
-        for name, row in zip(live, rows, strict=True):
-            a = self._index[name]
-            obs[name] = result.observation[0, a].copy()
-            rewards[name] = row.reward
-            terminations[name] = bool(row.terminated)
-            truncations[name] = False
-        infos = dict(zip(live, self.task.agent_infos(rows, self.batch), strict=True))
-        # Agents that left the game (captured, or everyone at the end) leave ``agents``.
-        self.agents = [name for name in live if not terminations[name]]
-        if self._scenes is not None:
-            self._scenes.push()
-        if self.render_mode == "human":
-            self.render()
-        return obs, rewards, terminations, truncations, infos
-
-    def _actions_array(self, actions: dict[str, Any]) -> NDArray[np.float64]:
-        """``(1, k, 2)`` actions from the dict; departed agents' rows stay zero (the engine
-        ignores vehicles out of the game), whatever the dict holds for them, as the native
-        batch does (batched wrappers such as TorchRL's send an action for every agent).
-        Everything is checked before anything moves."""
-        if not isinstance(actions, dict):
-            raise ValueError(f"actions must be a dict of agent name -> action, got {actions!r}")
-        for name in actions:
-            if name not in self._index:
-                raise ValueError(
-                    f"action for {name!r}: that is not an agent; possible agents: "
-                    f"{self.possible_agents}"
-                )
-        out = np.zeros((1, len(self.possible_agents), 2))
-        for name in self.agents:
-            if name not in actions:
-                raise ValueError(f"no action for agent {name!r}; agents: {self.agents}")
-            out[0, self._index[name]] = validate_actions(
-                actions[name], (2,), name=f"action of {name!r}"
-            )
-        return out
-
-    def state(self) -> NDArray[np.float32]:
-        """The global state: positions, velocities (m, m/s) and in-game flags of every
-        vehicle, ``(n, 5)`` flattened, float32 (unnormalised)."""
-        s = self.batch.state
-        return (
-            np.concatenate(
-                [s.position[0], s.velocity[0], s.alive[0, :, None].astype(np.float64)], axis=1
-            )
-            .astype(np.float32)
-            .ravel()
-        )
-
-    def render(self) -> NDArray[np.uint8] | None:
-        """A frame of the arena (``rgb_array``: ``(600, 600, 3)`` uint8), or draw it in a
-        window (``human``); ``None`` and a warning without a render mode."""
-        if self.render_mode is None:
-            import warnings
-
-            warnings.warn(
-                "render() called without a render_mode: pass render_mode='rgb_array' or "
-                "'human' to parallel_env()",
-                stacklevel=2,
-            )
-            return None
-        from steer_env.envs.scene import Scenes
-
-        if self._scenes is None:
-            self._scenes = Scenes(
-                self.batch,
-                self.config,
-                self.render_mode,
-                f"steer-env {self.metadata['name']}",
-                self.metadata["render_fps"],
-            )
-        return self._scenes.frame(0)
-
-    def close(self) -> None:
-        if self._scenes is not None:
-            self._scenes.close()
-            self._scenes = None
-
-
-class UnknownAgentError(KeyError, ValueError):
-    """A name that is not one of the env's agents (a ``KeyError``, as a dict of spaces
-    would raise, and a ``ValueError``, as every other bad argument here)."""
-
-    def __str__(self) -> str:  # KeyError would print the message quoted
-        return str(self.args[0]) if self.args else ""
-
-
-def _state_space(batch: Batch, half_size: float) -> spaces.Box:
-    """Bounds of ``state()``: ``(n, 5)`` rows of position (the arena), velocity (each
-    vehicle's max speed) and the in-game flag, flattened."""
-    speed = batch.vehicles["max_speed"][:, None]
-    n = batch.n_vehicles
-    low = np.concatenate([np.full((n, 2), -half_size), -speed, -speed, np.zeros((n, 1))], axis=1)
-    high = np.concatenate([np.full((n, 2), half_size), speed, speed, np.ones((n, 1))], axis=1)
-    return spaces.Box(low.ravel().astype(np.float32), high.ravel().astype(np.float32))
-
-
-class _AECEnv(parallel_to_aec_wrapper):
-    """PettingZoo's AEC form of the parallel env, saying what to do when stepped before
-    ``reset()`` instead of failing on a missing attribute."""
-
-    def step(self, action: Any) -> None:
-        if not hasattr(self, "agent_selection"):
-            raise RuntimeError("call reset() before step()")
-        super().step(action)
+    task = TASK
 
 
 def parallel_env(**kwargs: Any) -> TeamPursuitEnv:
@@ -336,7 +119,7 @@ def parallel_env(**kwargs: Any) -> TeamPursuitEnv:
 def raw_env(**kwargs: Any) -> parallel_to_aec_wrapper:
     """The AEC form without PettingZoo's order-enforcing wrapper (agents act in turn; the
     step is simulated when the last live agent has acted)."""
-    return _AECEnv(parallel_env(**kwargs))
+    return AECForm(parallel_env(**kwargs))
 
 
 def env(**kwargs: Any) -> AECEnv:

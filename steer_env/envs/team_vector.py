@@ -53,16 +53,22 @@ from steer_env.engine.batch import Batch
 from steer_env.envs.base import RENDER_FPS, validate_actions, validate_render_mode
 from steer_env.envs.vector import reset_envs
 from steer_env.tasks import TEAM_TASKS, TaskSpec
-from steer_env.tasks.team_pursuit import TeamConfig, with_max_cycles
+from steer_env.tasks.config import time_limit_alias
 
 TASK = TEAM_TASKS["team_pursuit"]
 
 
-class TeamPursuitVectorEnv:
-    """``num_envs`` team pursuit environments in one batch (see the module docstring)."""
+class TeamVectorEnv:
+    """``num_envs`` environments of a team task in one batch (the class attribute ``task``
+    or the ``task`` argument; every info from the task's
+    :class:`~steer_env.tasks.protocol.TeamInfos`). See the module docstring for the
+    interface, which :class:`TeamPursuitVectorEnv` documents for team pursuit."""
+
+    #: The task played when no ``task`` argument is given.
+    task: TaskSpec
 
     metadata = {  # noqa: RUF012 (read as a plain class attribute, like Gymnasium's)
-        "name": "team_pursuit_v0",
+        "name": "",  # the task's module name, set per instance
         "render_modes": ["rgb_array"],
         "render_fps": RENDER_FPS,
         "autoreset_mode": "NextStep",
@@ -76,10 +82,10 @@ class TeamPursuitVectorEnv:
         task: TaskSpec | None = None,
         **kwargs: Any,
     ) -> None:
-        #: The task played (the registry's team pursuit by default).
-        self.task = TASK if task is None else task
+        if task is not None:
+            self.task = task
         self.metadata = {**self.metadata, "name": self.task.env_module.rsplit(".", 1)[-1]}
-        self.config: TeamConfig = self.task.config(**with_max_cycles(kwargs, max_cycles))
+        self.config: Any = self.task.config(**time_limit_alias(kwargs, "max_cycles", max_cycles))
         validate_render_mode(render_mode, self.metadata["render_modes"])
         self.render_mode = render_mode
         self.batch = Batch(self.task.roster(self.config), self.task.world(self.config), num_envs)
@@ -204,3 +210,9 @@ class TeamPursuitVectorEnv:
         if self._scenes is not None:
             self._scenes.close()
             self._scenes = None
+
+
+class TeamPursuitVectorEnv(TeamVectorEnv):
+    """``num_envs`` team pursuit environments in one batch (see the module docstring)."""
+
+    task = TASK

@@ -73,6 +73,16 @@ class TaskSpec(ABC):
         """Whether an episode with ``outcome`` (the rules' end-of-episode value, a scalar
         or an array of them) is a success for the learned side."""
 
+    def check_agents(self, cfg: Any) -> None:
+        """``ValueError`` when ``cfg`` leaves no learned agent (a front end has nobody to
+        step)."""
+        if not self.agent_names(cfg):
+            raise ValueError(f"{self.name}: this configuration has no learned agents")
+
+    def why_not_an_agent(self, name: Any, cfg: Any) -> str:
+        """Why ``name`` is not one of the learned agents of ``cfg``, for error messages."""
+        return "is not an agent of this env"
+
     @property
     def rules(self) -> ModuleType:
         """The task's rules package (as the world of its default config names it)."""

@@ -318,6 +318,18 @@ class TeamTask(TaskSpec, TeamInfos):
     def config(self, **overrides: Any) -> TeamConfig:
         return make_team_config(overrides, self.default_config)
 
+    def check_agents(self, cfg: TeamConfig) -> None:
+        if cfg.learned == "none":
+            raise ValueError(
+                'learned="none" leaves no agents: use "pursuers", "evaders" or "both" '
+                "(scripted play runs on the engine's Batch directly)"
+            )
+
+    def why_not_an_agent(self, name: Any, cfg: TeamConfig) -> str:
+        if name in self.agent_names(dataclasses.replace(cfg, learned="both")):
+            return f"is scripted in this env (learned={cfg.learned!r})"
+        return "is not an agent of this env"
+
     def baselines_of(self, role: str) -> dict[str, StrategyFactory]:
         """The scripted teams that can play ``role``, by name, the classic one first."""
         check_role(role, tuple(self.baselines), self.name)
