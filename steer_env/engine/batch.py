@@ -351,6 +351,10 @@ class Batch:
             raise ValueError(f"{parameter} must be one of {', '.join(teams)}, got {name!r}")
         return teams.index(name)
 
+    def team_name(self, vehicle: int) -> str:
+        """The team of ``vehicle``, by name."""
+        return self.rules.TEAMS[int(self.vehicles["team"][vehicle])]
+
     def is_team(self, name: str) -> NDArray[np.bool_]:
         """``(n,)`` whether each vehicle is of team ``name``."""
         return self.vehicles["team"] == self.team_code(name)

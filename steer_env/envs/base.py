@@ -128,7 +128,7 @@ class SteerEnv(gym.Env[NDArray[np.float32], NDArray[np.float32]]):
     @property
     def agent_role(self) -> str:
         """``"pursuer"`` or ``"evader"``: the learned agent's team."""
-        return self.task.learned_team
+        return self.batch.team_name(int(self.batch.agent_index[0]))
 
     # --- documented read-only state -------------------------------------------------
     @property

@@ -173,7 +173,7 @@ class SteerVectorEnv(VectorEnv):
 
     @property
     def agent_role(self) -> str:
-        return self.task.learned_team
+        return self.batch.team_name(int(self.batch.agent_index[0]))
 
     def reset(
         self, *, seed: int | list[int | None] | None = None, options: dict[str, Any] | None = None
