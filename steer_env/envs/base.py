@@ -112,6 +112,7 @@ class SteerEnv(gym.Env[NDArray[np.float32], NDArray[np.float32]]):
         self._needs_reset = True
         self._keyed = False  # whether a reset has keyed the episode stream yet
         self._scenes: Any = None  # the renderer and trails, made by the first render()
+        self._step_info = self.task.step_info  # bound once: the step's only task call
 
     @classmethod
     def vector_env(cls, num_envs: int = 1, **kwargs: Any) -> Any:
@@ -251,7 +252,7 @@ class SteerEnv(gym.Env[NDArray[np.float32], NDArray[np.float32]]):
         terminated = row.terminated
         if row.done:
             self._needs_reset = True
-        info = self.task.step_info(row, self.batch)
+        info = self._step_info(row, self.batch)
         if self._scenes is not None:
             self._scenes.push()
         if self.render_mode == "human":

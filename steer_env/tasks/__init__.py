@@ -155,16 +155,14 @@ class Task(TaskSpec, SingleAgentInfos):
         return pursuit_evasion_rules.step_info(distance, 0.0, 0.0, 0.0, False, -1)
 
     def step_info(self, row: Any, batch: Any) -> dict[str, Any]:
-        success = False
-        capture_step = -1
         if row.done:
             success, capture_step = self.outcome(
                 row.captures, row.captured, int(batch.state.steps[0])
             )
-            success, capture_step = bool(success), int(capture_step)
-        return pursuit_evasion_rules.step_info(
-            row.distance, row.capture, row.escape, row.shaping, success, capture_step
-        )
+            return _step_info(
+                row.distance, row.capture, row.escape, row.shaping, bool(success), int(capture_step)
+            )
+        return _step_info(row.distance, row.capture, row.escape, row.shaping, False, -1)
 
     def vector_reset_info(self, batch: Any) -> dict[str, Any]:
         e = batch.num_envs
@@ -232,6 +230,9 @@ class _View(Mapping):
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self._what}: {list(self._items())})"
 
+
+# The info builder of the single env, called on every step: bound once.
+_step_info = pursuit_evasion_rules.step_info
 
 #: Every task, by short name.
 REGISTRY: dict[str, TaskSpec] = {}
