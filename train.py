@@ -210,7 +210,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def resolve_options(args: argparse.Namespace) -> tuple[dict[str, Any], RunPaths, dict[str, Any]]:
-    """All options of this session (defaults filled in, or taken from the run's config.json
+    """All options of this run (defaults filled in, or taken from the run's config.json
     when resuming), the run paths and the previous config (``{}`` for a new run)."""
     given = run_options.given_options(args)
     previous: dict[str, Any] = {}

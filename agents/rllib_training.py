@@ -198,7 +198,7 @@ def latest_checkpoint(paths: RunPaths) -> tuple[Path, int] | None:
 
 
 def resolve_options(args: argparse.Namespace) -> tuple[dict[str, Any], RunPaths, dict[str, Any]]:
-    """This session's options (defaults filled in, or read from config.json on resume)."""
+    """The options of this run (defaults filled in, or read from config.json on resume)."""
     given = run_options.given_options(args)
     if given.get("algo", "ppo") != "ppo":
         raise UsageError("--framework rllib trains PPO only (drop --algo)")

@@ -49,7 +49,7 @@ ENV_NAME = TASK.name
 ROLES = ("pursuer", "evader")
 #: ``TeamConfig.learned`` value that makes ``role`` the learned one.
 LEARNED_ROLE = {"pursuer": "pursuers", "evader": "evaders"}
-#: The goal of issue 10 for a learned team against the classic (flow) evader.
+#: The goal for a learned team against the classic (flow) evader.
 GOAL = {"capture_rate": 0.95, "wilson_lower": 0.90, "points_above_cooperative": 0.20}
 
 

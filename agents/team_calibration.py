@@ -11,7 +11,7 @@ starts), each team as one batch of ``--episodes`` environments with nothing lear
 
 Printed per team: the capture rate with its 95% Wilson interval, the mean time to capture
 among the episodes with a capture, and the restricted mean ``mean(min(T, H))`` with
-uncaptured episodes counted as the time limit ``H``; then issue 10's targets (Reynolds team
+uncaptured episodes counted as the time limit ``H``; then the calibration targets (Reynolds team
 at most 35%, lone pursuer at most 5%, cooperative team above the Reynolds team with
 disjoint intervals) and whether they are met.
 """
@@ -32,7 +32,7 @@ PROG = "python -m agents.team_calibration"
 DEFAULT_EPISODES = 1000
 DEFAULT_SEED = 1_000_000
 MAX_EPISODES = 100_000
-#: Issue 10's targets: capture rates the scripted teams must not exceed.
+#: The calibration targets: capture rates the scripted teams must not exceed.
 REYNOLDS_TEAM_MAX = 0.35
 LONE_PURSUER_MAX = 0.05
 
@@ -69,7 +69,7 @@ def measure(episodes: int, seed: int, n_pursuers: int = 3) -> dict[str, dict[str
 
 
 def targets(results: dict[str, dict[str, float]]) -> list[tuple[str, bool]]:
-    """Issue 10's targets, each with whether ``results`` meets it (on the point estimates;
+    """The calibration targets, each with whether ``results`` meets it (on the point estimates;
     the cooperative team must beat the Reynolds team with disjoint intervals)."""
     team, coop, lone = list(results.values())
     names = list(results)

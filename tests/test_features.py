@@ -37,7 +37,7 @@ def test_single_agent_docstrings_show_the_feature_table(env_class):
 
 
 def test_team_docstring_shows_the_feature_table():
-    assert _contains(team_pursuit_v0.__doc__, pe.FEATURES.markdown({"teammate": "T"}))
+    assert _contains(team_pursuit_v0.__doc__, pe.FEATURES.rst({"teammate": "T"}))
 
 
 @pytest.mark.parametrize("name", ["pursuit", "evasion"])

@@ -1,5 +1,5 @@
-"""The alternative forms of separation, wander and the pursuit/evade look-ahead (issue 9,
-item 15): closed forms of each, the same numbers from the engine as from the numpy API,
+"""The alternative forms of separation, wander and the pursuit/evade look-ahead: closed
+forms of each, the same numbers from the engine as from the numpy API,
 clear errors for bad option values, and the measurement command."""
 
 from __future__ import annotations

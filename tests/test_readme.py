@@ -1,25 +1,139 @@
-"""The README's Python examples run as written (training shortened to keep the suite fast)."""
+"""The README's Python examples run as written (training shortened to keep the suite fast),
+and its figures are those of the results files the commands beside them write."""
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
 import pytest
 
-README = Path(__file__).resolve().parent.parent / "README.md"
-BLOCKS = re.findall(r"```python\n(.*?)```", README.read_text(), flags=re.S)
+ROOT = Path(__file__).resolve().parent.parent
+README = ROOT / "README.md"
+TEXT = README.read_text()
+BLOCKS = re.findall(r"```python\n(.*?)```", TEXT, flags=re.S)
+MAX_LINES = 200
 
 
-def test_readme_has_python_examples():
-    assert len(BLOCKS) >= 3
-
-
-@pytest.mark.parametrize("index", range(len(BLOCKS)))
-def test_readme_example_runs(index, capsys):
-    code = BLOCKS[index]
+def run_block(code: str, name: str) -> None:
+    """Run one Markdown python block, with ``.learn(300_000)`` shortened."""
     if ".learn(" in code:
         assert ".learn(300_000)" in code  # the shortening below must find the call
         code = code.replace(".learn(300_000)", ".learn(2_048)")
-    namespace: dict = {"__name__": f"readme_example_{index}"}
-    exec(compile(code, f"README.md[python block {index}]", "exec"), namespace)
+    namespace: dict = {"__name__": name.replace(" ", "_")}
+    exec(compile(code, name, "exec"), namespace)
+
+
+def test_readme_has_python_examples():
+    assert len(BLOCKS) >= 2
+
+
+def test_readme_is_a_front_page():
+    assert len(TEXT.splitlines()) <= MAX_LINES
+
+
+@pytest.mark.parametrize("index", range(len(BLOCKS)))
+def test_readme_example_runs(index):
+    run_block(BLOCKS[index], f"README.md[python block {index}]")
+
+
+def test_readme_setup_commands():
+    """The two set-up commands that open the README."""
+    assert (
+        'pip install torch==2.13.0 && pip install -e ".[train,render]" && python train.py' in TEXT
+    )
+    assert 'pip install torch==2.13.0 && pip install -e ".[dev]" && python -m pytest' in TEXT
+
+
+def test_readme_relative_links_resolve():
+    for target in re.findall(r"\]\(([^)#]+)(?:#[^)]*)?\)", TEXT) + re.findall(
+        r'src="([^"]+)"', TEXT
+    ):
+        if "://" not in target:
+            assert (ROOT / target).exists(), target
+
+
+def _ratio(data: dict, name: str, size: int) -> float:
+    (value,) = [r["value"] for r in data["ratios"] if r["name"] == name and r["size"] == size]
+    return value
+
+
+def _x(value: float) -> str:
+    return f"{value:.3g}x" if value < 10 else f"{value:.0f}x"
+
+
+# The README's speed table: each row's peer cell, then the ratios of its Pursuit-v0 and
+# Evasion-v0 (or team) columns, by their name and size in benchmarks/results.json.
+SPEED_ROWS = [
+    (
+        "MPE2 `simple_tag` parallel env",
+        ("Pursuit single env / MPE2 simple_tag, env-steps/s", 1),
+        ("Evasion single env / MPE2 simple_tag, env-steps/s", 1),
+    ),
+    (
+        "VMAS `simple_tag` (CPU), 8,192 envs",
+        ("Pursuit vector / VMAS simple_tag, env-steps/s", 8192),
+        ("Evasion vector / VMAS simple_tag, env-steps/s", 8192),
+    ),
+    (
+        "Gymnasium `SyncVectorEnv`, 1,024 envs",
+        ("Pursuit native vector / SyncVectorEnv, env-steps/s", 1024),
+        ("Evasion native vector / SyncVectorEnv, env-steps/s", 1024),
+    ),
+    (
+        "VMAS `simple_tag` (CPU), 8,192 envs",
+        ("team native batch / VMAS simple_tag, env-steps/s", 8192),
+    ),
+    (
+        "MPE2 `simple_tag_v3` parallel env",
+        ("team parallel_env / MPE2 simple_tag_v3, env-steps/s", 1),
+    ),
+    ("SB3 `make_vec_env`, 16 envs", ("PPO timesteps/s, native adapter / make_vec_env", 16)),
+]
+
+
+def test_readme_speed_table_is_the_results_file():
+    """Each ratio of the README's speed table is ``benchmarks/results.json``'s."""
+    data = json.loads((ROOT / "benchmarks" / "results.json").read_text())
+    assert "`python -m benchmarks --json benchmarks/results.json`" in TEXT
+    assert data["command"] == "python -m benchmarks --json benchmarks/results.json"
+    for peer, *ratios in SPEED_ROWS:
+        cells = [_x(_ratio(data, name, size)) for name, size in ratios]
+        if len(cells) == 1:
+            cells = [cells[0] + " (team)" if "team" in ratios[0][0] else cells[0], ""]
+        row = f"| {peer} | {cells[0]} | {cells[1]} |".replace("|  |", "| |")
+        assert row in TEXT, row
+
+
+def _pct(p: float) -> str:
+    return f"{100 * p:.1f}"
+
+
+def _ci(ci: list[float], sign: bool = False) -> str:
+    f = (lambda p: f"{100 * p:+.1f}") if sign else _pct
+    return f"[{f(ci[0])}, {f(ci[1])}]"
+
+
+def test_readme_task_table_is_the_shipped_comparisons():
+    """The learned-vs-classic column is the shipped models' ``comparison.json``."""
+    models = ROOT / "agents" / "models"
+    for name in ("pursuit_ppo", "evasion_ppo"):
+        data = json.loads((models / f"{name}_comparison.json").read_text())
+        learned, classic = data["agents"]["learned"], data["agents"]["classic"]
+        paired = data["paired_vs_learned"]["classic"]
+        cell = (
+            f"{_pct(learned['success_rate'])}% {_ci(learned['success_ci95'])} vs "
+            f"{_pct(classic['success_rate'])}% {_ci(classic['success_ci95'])}: "
+            f"{100 * paired['success_diff']:+.1f} {_ci(paired['success_diff_ci95'], True)} points"
+        )
+        assert cell in TEXT, cell
+    data = json.loads((models / "team_pursuit_pursuer_ppo_comparison.json").read_text())
+    learned, coop = data["cells"]["learned vs flow"], data["cells"]["cooperative vs flow"]
+    paired = data["paired"]["learned vs flow - cooperative vs flow"]
+    cell = (
+        f"{_pct(learned['capture_rate'])}% {_ci(learned['capture_ci95'])} vs "
+        f"{_pct(coop['capture_rate'])}% {_ci(coop['capture_ci95'])}: "
+        f"{100 * paired['capture_diff']:+.1f} {_ci(paired['capture_diff_ci95'], True)} points"
+    )
+    assert cell in TEXT, cell

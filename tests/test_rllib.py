@@ -1,4 +1,4 @@
-"""RLlib on a real Ray cluster (no mocks): a head and a worker node on this machine
+"""RLlib on a real Ray cluster (no mocks): a head and a worker node on the local machine
 (``ray.cluster_utils.Cluster``, one CPU each), shared by the tests.
 
 * two nodes: ``train.py --framework rllib --address <cluster>`` places one env runner on
@@ -45,7 +45,7 @@ SMALL = ["--num-env-runners", "2", "--envs-per-runner", "16", "--eval-episodes",
 
 @pytest.fixture(scope="module")
 def cluster():
-    """Head + worker node, one CPU each, on this machine, both on 127.0.0.1."""
+    """Head + worker node, one CPU each, on the local machine, both on 127.0.0.1."""
     c = Cluster(initialize_head=True, head_node_args={"num_cpus": 1, "include_dashboard": False})
     worker = c.add_node(num_cpus=1)
     c.wait_for_nodes()

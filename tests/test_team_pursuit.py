@@ -1,5 +1,5 @@
 """team_pursuit_v0: the team task and its PettingZoo front end (PettingZoo's own API, seed
-and max-cycles tests, agent removal, episode end, bad input, issue 10's calibration)."""
+and max-cycles tests, agent removal, episode end, bad input, the calibration)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Scripted teams of the team pursuit task acting from observations (issue 10): one
+"""Scripted teams of the team pursuit task acting from observations: one
 :class:`~agents.scripted.ScriptedPolicy` per role, driving every agent of the role from that
 agent's observation, plays the very trajectories of the engine's scripted team."""
 

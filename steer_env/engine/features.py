@@ -8,8 +8,8 @@ opponents, ...). Everything that needs the observation's layout is built from th
   (:meth:`FeatureGroup.index`), so no position is written by hand;
 * the observation space's bounds (:meth:`FeatureTable.bounds`: the range the writer clips
   every feature to);
-* the env docstring's observation table (:meth:`FeatureTable.markdown`, which a test
-  compares with the docstring);
+* the env docstring's observation table (:meth:`FeatureTable.markdown` or
+  :meth:`FeatureTable.rst`, which a test compares with the docstring);
 * decoders and baselines that read a feature by name (:meth:`FeatureTable.position`).
 
 Pure Python: importing it costs nothing and needs no compiler.
@@ -149,19 +149,17 @@ class FeatureTable:
             np.full(size, self.clip[1], dtype=np.float32),
         )
 
-    def markdown(
+    def rows(
         self, slot_counts: Mapping[str, str] | None = None, omit: Sequence[str] = ()
-    ) -> str:
-        """The docs table of the observation: a line per row of each group (groups in
-        ``omit`` left out, as a task without teammates leaves out their slots), indices in
-        closed form: ``11 + 5k + 0, 1`` for the first row of slot ``k`` of a group after
-        11 features; a group after repeated ones adds their sizes, by the symbols
-        ``slot_counts`` gives their slot counts (``{"teammate": "T"}``: ``11 + 5T + 5k``)."""
+    ) -> list[tuple[str, str, str, str]]:
+        """The docs table's rows ``(index, meaning, min, max)``: a row per row of each group
+        (groups in ``omit`` left out, as a task without teammates leaves out their slots),
+        indices in closed form: ``11 + 5k + 0, 1`` for the first row of slot ``k`` of a
+        group after 11 features; a group after repeated ones adds their sizes, by the
+        symbols ``slot_counts`` gives their slot counts (``{"teammate": "T"}``:
+        ``11 + 5T + 5k``)."""
         slot_counts = dict(slot_counts or {})
-        lines = [
-            "| Index | Observation | Min | Max |",
-            "|-------|-------------|-----|-----|",
-        ]
+        out = []
         fixed = 0
         repeated: list[str] = []
         for g in self.groups:
@@ -178,13 +176,33 @@ class FeatureTable:
                 else:
                     base = " + ".join([str(fixed), *repeated, f"{g.width}k"])
                     index = f"{base} + " + ", ".join(str(at + i) for i in range(n))
-                lines.append(f"| {index} | {meaning} | {low} | {high} |")
+                out.append((index, meaning, low, high))
                 at += n
             if g.slots is None:
                 fixed += g.width
             else:
                 repeated.append(f"{g.width}{slot_counts.get(g.name, g.slots)}")
+        return out
+
+    def markdown(
+        self, slot_counts: Mapping[str, str] | None = None, omit: Sequence[str] = ()
+    ) -> str:
+        """:meth:`rows` as a Markdown table (the Gymnasium envs' docstrings)."""
+        lines = ["| Index | Observation | Min | Max |", "|-------|-------------|-----|-----|"]
+        lines += [f"| {i} | {m} | {lo} | {hi} |" for i, m, lo, hi in self.rows(slot_counts, omit)]
         return "\n".join(lines)
+
+    def rst(self, slot_counts: Mapping[str, str] | None = None, omit: Sequence[str] = ()) -> str:
+        """:meth:`rows` as a reStructuredText simple table (the PettingZoo modules'
+        docstrings)."""
+        rows = [("Index", "Observation", "Min", "Max"), *self.rows(slot_counts, omit)]
+        widths = [max(len(r[c]) for r in rows) for c in range(4)]
+        rule = " ".join("=" * w for w in widths)
+
+        def line(r: tuple[str, ...]) -> str:
+            return " ".join(cell.ljust(w) for cell, w in zip(r, widths, strict=True)).rstrip()
+
+        return "\n".join([rule, line(rows[0]), rule, *map(line, rows[1:]), rule])
 
 
 def _number(x: float) -> str:

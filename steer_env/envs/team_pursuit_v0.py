@@ -53,20 +53,22 @@ state              ``state()``: every vehicle's position, velocity and in-game f
 The observation of an agent, in its frame (``T`` teammate slots, then ``O`` opponent
 slots):
 
-| Index | Observation | Min | Max |
-|-------|-------------|-----|-----|
-| 0, 1 | own velocity (forward, side) / max speed | -1 | 1 |
-| 2, 3 | offset to the nearest point of the west wall / arena_size | -1 | 1 |
-| 4, 5 | ... east wall | -1 | 1 |
-| 6, 7 | ... south wall | -1 | 1 |
-| 8, 9 | ... north wall | -1 | 1 |
-| 10 | elapsed time: 2 * step / time_limit - 1 | -1 | 1 |
-| 11 + 5k + 0, 1 | teammate k position relative to the agent / arena diagonal | -1 | 1 |
-| 11 + 5k + 2, 3 | teammate k velocity relative to the agent / (sum of max speeds) | -1 | 1 |
-| 11 + 5k + 4 | 1 if slot k holds a teammate, 0 if it is padding | 0 | 1 |
-| 11 + 5T + 5k + 0, 1 | opponent k position relative to the agent / arena diagonal | -1 | 1 |
-| 11 + 5T + 5k + 2, 3 | opponent k velocity relative to the agent / (sum of max speeds) | -1 | 1 |
-| 11 + 5T + 5k + 4 | 1 if slot k holds an opponent, 0 if it is padding | 0 | 1 |
+=================== =============================================================== === ===
+Index               Observation                                                     Min Max
+=================== =============================================================== === ===
+0, 1                own velocity (forward, side) / max speed                        -1  1
+2, 3                offset to the nearest point of the west wall / arena_size       -1  1
+4, 5                ... east wall                                                   -1  1
+6, 7                ... south wall                                                  -1  1
+8, 9                ... north wall                                                  -1  1
+10                  elapsed time: 2 * step / time_limit - 1                         -1  1
+11 + 5k + 0, 1      teammate k position relative to the agent / arena diagonal      -1  1
+11 + 5k + 2, 3      teammate k velocity relative to the agent / (sum of max speeds) -1  1
+11 + 5k + 4         1 if slot k holds a teammate, 0 if it is padding                0   1
+11 + 5T + 5k + 0, 1 opponent k position relative to the agent / arena diagonal      -1  1
+11 + 5T + 5k + 2, 3 opponent k velocity relative to the agent / (sum of max speeds) -1  1
+11 + 5T + 5k + 4    1 if slot k holds an opponent, 0 if it is padding               0   1
+=================== =============================================================== === ===
 
 Arguments (keyword, validated; ``ValueError`` names the argument and its range): every
 field of :class:`~steer_env.tasks.team_pursuit.TeamConfig` (``n_pursuers``, ``n_evaders``,
@@ -98,7 +100,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils.conversions import parallel_to_aec_wrapper
 from pettingzoo.utils.wrappers import OrderEnforcingWrapper
 
-from steer_env.envs.parallel import AECForm, TaskParallelEnv
+from steer_env.envs.parallel import AECForm, TaskParallelEnv, UnknownAgentError
 from steer_env.envs.team_vector import TeamPursuitVectorEnv
 from steer_env.tasks import TEAM_TASKS
 
@@ -132,3 +134,14 @@ def vector_env(num_envs: int = 1, **kwargs: Any) -> TeamPursuitVectorEnv:
     (arrays ``(E, k, ...)``; see :mod:`steer_env.envs.team_vector`). Environment ``i`` of
     ``vector_env(E, **cfg).reset(seed=s)`` equals ``parallel_env(**cfg).reset(seed=s + i)``."""
     return TeamPursuitVectorEnv(num_envs, **kwargs)
+
+
+__all__ = [
+    "TeamPursuitEnv",
+    "TeamPursuitVectorEnv",
+    "UnknownAgentError",
+    "env",
+    "parallel_env",
+    "raw_env",
+    "vector_env",
+]

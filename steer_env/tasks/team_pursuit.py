@@ -36,7 +36,7 @@ parameter from the config):
   :func:`cooperative_pursuer`), both read from what the pursuer observes, so the team also
   plays from observations (:class:`agents.scripted.ScriptedPolicy`).
 
-Calibration (issue 10; :func:`calibration`, ``python -m agents.team_calibration``): over
+Calibration (:func:`calibration`, ``python -m agents.team_calibration``): over
 1,000 paired episodes (seeds 1,000,000 onwards, default settings) the Reynolds team
 captures the flow evader in 6.7% [5.3, 8.4] of the episodes, a lone Reynolds pursuer in
 1.7% [1.1, 2.7] and the cooperative team in 38.9% [35.9, 42.0] (95% Wilson intervals).

@@ -1,0 +1,273 @@
+"""Sphinx directives of the steer-env docs: pages built from the code and the results files.
+
+* ``env-card``: an environment's page from its docstring (the one source of its spaces,
+  rewards, episode end and arguments tables), with the environment's GIF.
+* ``comparison-table``: the tables of a ``comparison.json`` that ``python -m agents.compare``
+  writes (the shipped models' are ``agents/models/*_comparison.json``).
+* ``bench-table``: a table of a results file that ``python -m benchmarks`` writes
+  (``benchmarks/results*.json``), with the command that wrote it, so a page shows no figure
+  that no command produced.
+
+Both emit MyST Markdown and parse it where they stand, so they are used from ``.md`` pages.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import json
+import re
+from pathlib import Path
+from typing import Any, ClassVar
+
+from docutils import nodes
+from docutils.parsers.rst import directives
+from docutils.statemachine import StringList
+from sphinx.application import Sphinx
+from sphinx.util.docutils import SphinxDirective
+
+ROOT = Path(__file__).resolve().parents[2]
+
+_ROLE = re.compile(r":(?:py:)?(func|class|mod|meth|attr|data|obj|exc):`")
+
+
+def import_object(dotted: str) -> Any:
+    """The module, class or function named ``dotted`` (``package.module.Name``)."""
+    try:
+        return importlib.import_module(dotted)
+    except ImportError:
+        module, _, name = dotted.rpartition(".")
+        return getattr(importlib.import_module(module), name)
+
+
+def _fence_doctests(lines: list[str]) -> list[str]:
+    """``>>>`` examples (with their output) as fenced ``pycon`` blocks."""
+    out: list[str] = []
+    inside = False
+    for line in lines:
+        if line.startswith(">>>") and not inside:
+            out += ["```pycon"]
+            inside = True
+        elif inside and not line.strip():
+            out += ["```"]
+            inside = False
+        out.append(line)
+    if inside:
+        out.append("```")
+    return out
+
+
+def docstring_markdown(obj: Any) -> str:
+    """``obj``'s docstring as MyST Markdown.
+
+    Environment docstrings follow the Farama layout (``## Description``, ``## Action Space``,
+    ... with pipe tables): their reST roles become MyST roles and their doctests code
+    blocks. A docstring without ``##`` headings is reStructuredText and is parsed as such.
+    """
+    doc = inspect.getdoc(obj) or ""
+    lines = doc.splitlines()
+    if not any(line.startswith("## ") for line in lines):
+        return "```{eval-rst}\n" + doc + "\n```"
+    text = "\n".join(_fence_doctests(lines))
+    return _ROLE.sub(lambda m: "{py:" + m.group(1) + "}`", text)
+
+
+class EnvCard(SphinxDirective):
+    """``{env-card} steer_env.envs.pursuit.PursuitEnv``: the docstring and the GIF.
+
+    Options: ``gif`` (a path from the repository root) and ``caption``.
+    """
+
+    required_arguments = 1
+    has_content = False
+    option_spec: ClassVar[dict[str, Any]] = {
+        "gif": directives.unchanged,
+        "caption": directives.unchanged,
+    }
+
+    def run(self) -> list[nodes.Node]:
+        obj = import_object(self.arguments[0])
+        source = inspect.getsourcefile(obj)
+        if source:
+            self.env.note_dependency(source)
+        text = []
+        gif = self.options.get("gif")
+        if gif:
+            path = ROOT / gif
+            if not path.is_file():
+                raise self.error(f"env-card: no file {gif}")
+            here = Path(self.env.doc2path(self.env.docname)).parent
+            rel = Path(*[".."] * len(here.relative_to(ROOT).parts), gif)
+            caption = self.options.get("caption", "")
+            text += [f"```{{figure}} {rel.as_posix()}", ":width: 480px", "", caption, "```", ""]
+        text.append(docstring_markdown(obj))
+        container = nodes.container(classes=["env-card"])
+        self.state.nested_parse(StringList("\n".join(text).splitlines()), 0, container, True)
+        return container.children
+
+
+def fmt(value: float | None, unit: str = "") -> str:
+    """A measured value as the pages print it: 3 significant figures, thousands separated."""
+    if value is None:
+        return ""
+    if unit == "x":
+        return f"{value:.3g}x" if value < 10 else f"{value:.0f}x"
+    a = abs(value)
+    if a >= 1e6:
+        return f"{value / 1e6:.2f} M"
+    if a >= 1000:
+        return f"{value:,.0f}"
+    if a >= 100:
+        return f"{value:.0f}"
+    return f"{value:.3g}"
+
+
+def load_results(name: str) -> dict:
+    """A results file of ``python -m benchmarks`` (``benchmarks/<name>``)."""
+    return json.loads((ROOT / "benchmarks" / name).read_text())
+
+
+def _cell(text: Any) -> str:
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def results_markdown(name: str, kind: str, sections: set[str] | None) -> str:
+    """One results file's rows or ratios as a Markdown table, with its command and machine."""
+    data = load_results(name)
+    lines: list[str] = []
+    if kind == "rows":
+        lines += ["| what | size | median | unit | min - max | note |", "|---|---|---|---|---|---|"]
+        for r in data["rows"]:
+            if sections and r["section"] not in sections:
+                continue
+            if "unit" not in r:  # a section that did not run (its reason says why)
+                continue
+            spread = ""
+            if r.get("min") is not None:
+                spread = f"{fmt(r['min'], r['unit'])} - {fmt(r['max'], r['unit'])}"
+            size = "" if r["size"] is None else f"{r['size']:,}"
+            median = fmt(r.get("median"), r["unit"])
+            row = [r["name"], size, median, r["unit"], spread, r.get("note") or ""]
+            lines.append("| " + " | ".join(_cell(c) for c in row) + " |")
+    elif kind == "ratios":
+        lines += [
+            "| ratio | size | value | paired median | target | met |",
+            "|---|---|---|---|---|---|",
+        ]
+        for r in data["ratios"]:
+            if sections and not any(s.lower() in r["name"].lower() for s in sections):
+                continue
+            paired = fmt(r["paired"]["median"], "x") if r.get("paired") else ""
+            met = {True: "yes", False: "no", None: ""}[r.get("pass")]
+            size = "" if r["size"] is None else f"{r['size']:,}"
+            value = fmt(r["value"], r["unit"]) if r["unit"] == "x" else fmt(r["value"])
+            row = [r["name"], size, value, paired, r.get("target") or "", met]
+            lines.append("| " + " | ".join(_cell(c) for c in row) + " |")
+    else:
+        raise ValueError(f"bench-table: kind is rows or ratios, not {kind!r}")
+    m = data["machine"]
+    versions = ", ".join(f"{k} {v}" for k, v in data["versions"].items() if v)
+    load = ", ".join(str(x) for x in m.get("load_average_1_5_15min", []))
+    lines += [
+        "",
+        f"Written by `{data['command']}` ({m['cpu']}, {m['cores']} cores, load average "
+        f"{load}; {versions}).",
+    ]
+    return "\n".join(lines)
+
+
+class BenchTable(SphinxDirective):
+    """``{bench-table} results.json``: a results file's ``rows`` or ``ratios`` as a table.
+
+    Options: ``kind`` (``rows``, the default, or ``ratios``) and ``sections`` (comma-separated
+    benchmark sections for rows; words of the ratio's name for ratios).
+    """
+
+    required_arguments = 1
+    option_spec: ClassVar[dict[str, Any]] = {
+        "kind": directives.unchanged,
+        "sections": directives.unchanged,
+    }
+
+    def run(self) -> list[nodes.Node]:
+        name = self.arguments[0]
+        self.env.note_dependency(str(ROOT / "benchmarks" / name))
+        sections = self.options.get("sections")
+        chosen = {s.strip() for s in sections.split(",")} if sections else None
+        text = results_markdown(name, self.options.get("kind", "rows"), chosen)
+        container = nodes.container(classes=["bench-table"])
+        self.state.nested_parse(StringList(text.splitlines()), 0, container)
+        return container.children
+
+
+def _median(value: float | str, horizon: float) -> str:
+    return f"> {horizon:g}" if value == "inf" else f"{value:.1f}"
+
+
+def _points(diff: float, ci: list[float], scale: float = 100.0, digits: int = 1) -> str:
+    lo, hi = (f"{scale * c:+.{digits}f}" for c in ci)
+    return f"{scale * diff:+.{digits}f} [{lo}, {hi}]"
+
+
+def comparison_markdown(path: str) -> str:
+    """A single-agent ``comparison.json`` as two tables: each agent, then learned - other."""
+    data = json.loads((ROOT / path).read_text())
+    pursuer = data["role"] == "pursuer"
+    horizon = data["horizon_s"]
+    rate = "capture rate [95% CI]" if pursuer else "survival rate [95% CI]"
+    rmean = "mean time to capture (s)*" if pursuer else "mean survival time (s)*"
+    lines = [
+        f"| {data['env_id'].split('/')[-1]} agent | {rate} | {rmean} "
+        "| mean time to capture among captured (s) | median time to capture (s) |",
+        "|---|---|---|---|---|",
+    ]
+    for a in data["agents"].values():
+        lo, hi = a["success_ci95"]
+        row = [
+            a["label"],
+            f"{100 * a['success_rate']:.1f} [{100 * lo:.1f}, {100 * hi:.1f}]%",
+            f"{a['restricted_mean_time_s']:.2f}",
+            f"{a['mean_time_captured_s']:.2f}",
+            _median(a["median_time_s"], horizon),
+        ]
+        lines.append("| " + " | ".join(row) + " |")
+    what = "capture" if pursuer else "survival"
+    time = "mean time to capture" if pursuer else "mean survival time"
+    lines += [
+        "",
+        f"| learned - other (same episodes) | {what} rate, points [95% CI] | {time}, s [95% CI] |",
+        "|---|---|---|",
+    ]
+    for name, d in data["paired_vs_learned"].items():
+        label = data["agents"][name]["label"]
+        success = _points(d["success_diff"], d["success_diff_ci95"])
+        times = _points(d["time_diff_s"], d["time_diff_ci95_s"], 1.0, 2)
+        lines.append(f"| vs {label} | {success} | {times} |")
+    lines += [
+        "",
+        f"\\* restricted to the {horizon:g} s limit: episodes without a capture count as "
+        f"{horizon:g} s. {data['episodes']} paired episodes from seed {data['seed']:,} "
+        f"(`{path}`).",
+    ]
+    return "\n".join(lines)
+
+
+class ComparisonTable(SphinxDirective):
+    """``{comparison-table} agents/models/pursuit_ppo_comparison.json``."""
+
+    required_arguments = 1
+
+    def run(self) -> list[nodes.Node]:
+        path = self.arguments[0]
+        self.env.note_dependency(str(ROOT / path))
+        container = nodes.container(classes=["comparison-table"])
+        text = comparison_markdown(path)
+        self.state.nested_parse(StringList(text.splitlines()), 0, container)
+        return container.children
+
+
+def setup(app: Sphinx) -> dict[str, Any]:
+    app.add_directive("env-card", EnvCard)
+    app.add_directive("bench-table", BenchTable)
+    app.add_directive("comparison-table", ComparisonTable)
+    return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}
