@@ -6,14 +6,14 @@
     python train.py --algo sac --env pursuit          # SAC (4 envs by default)
     python train.py --resume --name <run>             # continue an interrupted run
     python train.py --resume --name <run> --timesteps 600000   # ... or train it further
-    python train.py --framework rllib --address auto  # PPO on RLlib/Ray (agents/rllib_training.py)
+    python train.py --framework rllib --address auto  # PPO on RLlib/Ray (agents/rllib/training.py)
 
 Training runs on the native batched vector env (:func:`steer_env.envs.sb3.make_sb3_vec_env`)
 with a progress bar, tensorboard logs, a periodic evaluation on a separate seeded env
 (success rate included) and periodic checkpoints. Afterwards the model is compared with
 the scripted agents of its role on ``--eval-episodes`` paired seeded episodes (see
-``agents/compare.py``) and an episode GIF is rendered. Everything goes to
-``<--out>/<name>/`` (layout in ``agents/training.py``).
+``agents/evaluation/compare.py``) and an episode GIF is rendered. Everything goes to
+``<--out>/<name>/`` (layout in ``agents/training/run.py``).
 
 Ctrl-C stops training at the next step, saves a checkpoint and exits with status 130,
 printing the command that resumes the run. Files are always written atomically.
@@ -31,11 +31,11 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from agents import run_options
-from agents.compare import DEFAULT_SEED, env_arg
-from agents.policies import PolicyLoadError, UsageError, env_tag
-from agents.training import DEFAULT_N_ENVS as N_ENVS
-from agents.training import (
+from agents.evaluation.compare import DEFAULT_SEED, env_arg
+from agents.evaluation.policies import PolicyLoadError, UsageError, env_tag
+from agents.training import options as run_options
+from agents.training.run import DEFAULT_N_ENVS as N_ENVS
+from agents.training.run import (
     EVAL_SEED,
     NAME_RE,
     ON_POLICY,
@@ -49,7 +49,7 @@ from agents.training import (
     prepare_run_dir,
     trained_timesteps,
 )
-from agents.training import session_seed as derive_session_seed
+from agents.training.run import session_seed as derive_session_seed
 from steer_env import cli
 from steer_env.cli import OneLineParser, positive_int
 
@@ -203,7 +203,7 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument(
         "--no-progress", dest="progress", action="store_false", default=None, help="no progress bar"
     )
-    from agents.rllib_training import add_arguments as add_rllib_arguments  # imports no ray
+    from agents.rllib.training import add_arguments as add_rllib_arguments  # imports no ray
 
     add_rllib_arguments(p)
     return p
@@ -222,7 +222,7 @@ def resolve_options(args: argparse.Namespace) -> tuple[dict[str, Any], RunPaths,
         seed = given.get("seed", 0)
         name = given.get("name") or run_options.run_name(env_tag(env), algo, seed)
         paths = RunPaths(args.out / name)
-        from agents.team import check_opponent_strategy, is_team_env
+        from agents.evaluation.team import check_opponent_strategy, is_team_env
 
         if not is_team_env(env):
             for key in ("learned", "opponent_model", "opponent_strategy"):
@@ -259,9 +259,9 @@ def resolve_options(args: argparse.Namespace) -> tuple[dict[str, Any], RunPaths,
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    from agents import rllib_training
+    from agents.rllib import training as rllib_training
 
-    if rllib_training.wants_rllib(args):  # PPO on RLlib/Ray: agents/rllib_training.py
+    if rllib_training.wants_rllib(args):  # PPO on RLlib/Ray: agents/rllib/training.py
         for opt in ("opponent_model", "opponent_strategy"):
             if getattr(args, opt) is not None:
                 flag = run_options.flag(opt)
@@ -272,7 +272,7 @@ def main(argv: list[str] | None = None) -> int:
             return cli.fail(PROG, f"{run_options.flag(opt)} needs --framework rllib", 2)
     try:
         if args.device == "cuda":  # checked before a run folder is created
-            from agents.training import resolve_device
+            from agents.training.run import resolve_device
 
             resolve_device("cuda", args.algo or "ppo")
         opts, paths, previous = resolve_options(args)
@@ -302,7 +302,7 @@ def train(opts: dict[str, Any], paths: RunPaths, previous: dict[str, Any], resum
 
     # ---- Seeding, CleanRL style: everything random is seeded here, before it is created.
     # A resumed session draws a fresh seed from (seed, timesteps done), below 2**32
-    # (agents.training.session_seed).
+    # (agents.training.run.session_seed).
     import numpy as np
     import torch
 
@@ -315,8 +315,8 @@ def train(opts: dict[str, Any], paths: RunPaths, previous: dict[str, Any], resum
 
     from stable_baselines3.common.vec_env import VecMonitor
 
-    from agents.policies import algo_class
-    from agents.training import (
+    from agents.evaluation.policies import algo_class
+    from agents.training.run import (
         InterruptGuard,
         final_comparison,
         make_callbacks,
@@ -330,7 +330,7 @@ def train(opts: dict[str, Any], paths: RunPaths, previous: dict[str, Any], resum
     device = resolve_device(opts["device"], algo)
     n_envs = int(opts["n_envs"])
     total = int(opts["timesteps"])
-    from agents.team import is_team_env, team_slots
+    from agents.evaluation.team import is_team_env, team_slots
 
     # SB3's n_envs: environments, or agent slots of the trained role for the team task.
     slots = n_envs * team_slots(opts) if is_team_env(env_id) else n_envs
@@ -356,7 +356,7 @@ def train(opts: dict[str, Any], paths: RunPaths, previous: dict[str, Any], resum
     if is_team_env(env_id):
         # Parameter sharing: one SB3 env slot per agent of the trained role
         # (steer_env.envs.sb3.TeamSB3VecEnv), the other role scripted or a frozen model.
-        from agents.team import LEARNED_ROLE, load_team_policy
+        from agents.evaluation.team import LEARNED_ROLE, load_team_policy
         from steer_env.envs.sb3 import make_team_sb3_vec_env
 
         role = "pursuer" if opts["learned"] == "pursuers" else "evader"

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from agents import run_options
-from agents.policies import UsageError
+from agents.evaluation.policies import UsageError
+from agents.training import options as run_options
 
 
 def args(out: Path, **given: object) -> argparse.Namespace:

@@ -30,13 +30,16 @@ from typing import Any
 
 import numpy as np
 
-from agents.policies import ENV_SHORT, METADATA_KEY, UsageError
-from agents.policies import env_tag as env_tag  # re-exported: its home is agents.policies
+from agents.evaluation.policies import ENV_SHORT, METADATA_KEY, UsageError
+from agents.evaluation.policies import ON_POLICY as ON_POLICY
+from agents.evaluation.policies import (
+    env_tag as env_tag,  # re-exported: its home is agents.evaluation.policy_base
+)
+from agents.evaluation.policies import resolve_device as resolve_device
 from steer_env.cli import SEED_MAX, atomic_output, remove_stale_temporaries
 
 #: Algorithms ``train.py`` trains.
 TRAIN_ALGOS = ("ppo", "sac")
-ON_POLICY = ("ppo",)
 
 #: Default training budget (timesteps) per algorithm and env. PPO on Pursuit is the default
 #: run of ``python train.py`` and must finish, with the comparison, in under 5 minutes on
@@ -80,7 +83,7 @@ HYPERPARAMS: dict[str, dict[str, Any]] = {
 }
 #: Seeds: training env ``i`` starts from ``seed + i``; the periodic evaluation uses
 #: ``EVAL_SEED + seed`` each time (the same episodes at every evaluation); the final
-#: comparison uses :data:`agents.compare.DEFAULT_SEED` + k.
+#: comparison uses :data:`agents.evaluation.compare.DEFAULT_SEED` + k.
 EVAL_SEED = 500_000
 CHECKPOINT_RE = re.compile(r"^ckpt_(\d+)_steps\.zip$")
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
@@ -131,19 +134,6 @@ def hyperparameters(algo: str, n_envs: int, timesteps: int) -> dict[str, Any]:
         hp["buffer_size"] = int(min(hp["buffer_size"], max(timesteps, 10_000)))
         hp["learning_starts"] = int(min(hp["learning_starts"], max(timesteps // 10, 100)))
     return hp
-
-
-def resolve_device(requested: str, algo: str) -> str:
-    """``cpu``/``cuda``. ``auto`` is ``cpu`` for PPO (small MLPs run faster on CPU, as SB3
-    recommends) and CUDA for SAC when available. :class:`UsageError` for unavailable CUDA."""
-    import torch
-
-    cuda = torch.cuda.is_available()
-    if requested == "cuda" and not cuda:
-        raise UsageError("--device cuda: CUDA is not available on this machine (use cpu)")
-    if requested == "auto":
-        return "cuda" if cuda and algo not in ON_POLICY else "cpu"
-    return requested
 
 
 def versions() -> dict[str, str]:
@@ -212,9 +202,9 @@ def final_comparison(
     returns False."""
     import time
 
-    from agents import team
-    from agents.compare import format_table, run_comparison
-    from agents.policies import load_policy
+    from agents.evaluation import team
+    from agents.evaluation.compare import format_table, run_comparison
+    from agents.evaluation.policies import load_policy
 
     try:
         t1 = time.perf_counter()
@@ -238,7 +228,7 @@ def final_comparison(
         print(format_table(summary))
         compare_s = time.perf_counter() - t1
         if opts["gif"]:
-            from agents.render import render_gif
+            from agents.evaluation.render import render_gif
 
             render_gif(env_id, paths.gif, model=policy, seed=int(opts["compare_seed"]), side=True)
     except KeyboardInterrupt:
@@ -272,7 +262,7 @@ def final_comparison(
 def atomic_write_json(path: Path, obj: Any) -> None:
     """Write JSON through a temp file in the same folder and ``os.replace``
     (:func:`steer_env.cli.atomic_output`)."""
-    from agents.compare import atomic_write_json as write
+    from agents.evaluation.compare import atomic_write_json as write
 
     write(path, obj)
 
