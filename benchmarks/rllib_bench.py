@@ -92,7 +92,8 @@ def bench_rllib_ppo(num_envs: int, iterations: int, repeats: int) -> Row:
     use_loopback_only()  # a local Ray on 127.0.0.1 only
     import ray
 
-    from agents.rllib.config import HYPERPARAMS, build_config
+    from agents.rllib.config import build_config
+    from agents.training.defaults import RLLIB_PPO
 
     ray.init(num_cpus=2, include_dashboard=False, logging_level="ERROR", log_to_driver=False)
     try:
@@ -109,7 +110,7 @@ def bench_rllib_ppo(num_envs: int, iterations: int, repeats: int) -> Row:
     finally:
         ray.shutdown()
     hp = ", ".join(
-        f"{k}={HYPERPARAMS[k]}" for k in ("rollout_fragment_length", "minibatch_size", "num_epochs")
+        f"{k}={RLLIB_PPO[k]}" for k in ("rollout_fragment_length", "minibatch_size", "num_epochs")
     )
     return Row(
         "rllib",

@@ -164,7 +164,7 @@ def test_resolve_env_id():
 def _tiny_model(env_id, path, metadata=True, **env_kwargs):
     from stable_baselines3 import PPO
 
-    from agents.training.run import save_model_atomic
+    from agents.training.sb3 import save_model_atomic
     from steer_env.envs.sb3 import make_sb3_vec_env
 
     venv = make_sb3_vec_env(env_id, n_envs=1, seed=0, **env_kwargs)

@@ -210,3 +210,41 @@ def test_documented_entry_points_run_without_a_deprecation_warning(entry):
     assert proc.returncode == 0, proc.stderr
     assert f"python -m {entry}" in proc.stdout
     assert "Deprecat" not in proc.stderr
+
+
+def test_old_default_tables_resolve_with_a_warning_and_keep_their_values():
+    """The tables that moved into TRAINING_DEFAULTS read as they did (their first-release
+    values, written out here), so the default runs did not change."""
+    import agents.rllib_team
+    import agents.rllib_training
+    import agents.training
+
+    old = {
+        (agents.training, "DEFAULT_TIMESTEPS"): {
+            ("ppo", "pursuit"): 300_000,
+            ("ppo", "evasion"): 500_000,
+            ("ppo", "team_pursuit"): 1_000_000,
+            ("sac", "pursuit"): 50_000,
+            ("sac", "evasion"): 50_000,
+            ("sac", "team_pursuit"): 50_000,
+        },
+        (agents.training, "DEFAULT_N_ENVS"): {"ppo": 16, "sac": 4},
+        (agents.rllib_training, "DEFAULT_TIMESTEPS"): {
+            "steer_env/Pursuit-v0": 500_000,
+            "steer_env/Evasion-v0": 1_000_000,
+        },
+        (agents.rllib_training, "DEFAULT_ENVS_PER_RUNNER"): 32,
+        (agents.rllib_training, "DEFAULT_ENV_RUNNERS"): 1,
+        (agents.rllib_team, "DEFAULT_TIMESTEPS"): 1_000_000,
+        (agents.rllib_team, "DEFAULT_ENVS_PER_RUNNER"): 8,
+        (agents.rllib_team, "HYPERPARAMS"): {"rollout_fragment_length": 256},
+    }
+    for (module, name), value in old.items():
+        with pytest.warns(DeprecationWarning, match=rf"{name} is deprecated: use "):
+            assert getattr(module, name) == value, (module.__name__, name)
+    with pytest.warns(DeprecationWarning):
+        ppo = agents.training.HYPERPARAMS["ppo"]
+    assert ppo["n_steps"] == 256 and ppo["batch_size"] == 1024 and ppo["n_epochs"] == 5
+    with pytest.warns(DeprecationWarning):
+        hyperparameters = agents.training.hyperparameters
+    assert hyperparameters("ppo", 2, 1000)["batch_size"] == 512  # a divisor of 256 x 2

@@ -117,13 +117,12 @@ def test_existing_run_folder_is_the_same_error_in_both_frameworks(tmp_path):
     # accept it; nothing is trained here).
     import train
     from agents.rllib import training as rllib_training
+    from agents.training import sb3
 
     argv = ["--out", str(tmp_path), "--name", "empty", "--timesteps", "64"]
-    _, paths, _ = rllib_training.resolve_options(
-        train.build_parser().parse_args([*argv, "--framework", "rllib"])
-    )
+    _, paths, _ = rllib_training.resolve_options(*train.parse([*argv, "--framework", "rllib"]))
     assert paths.root == tmp_path / "empty"
-    _, paths, _ = train.resolve_options(train.build_parser().parse_args(argv))
+    _, paths, _ = sb3.resolve_options(*train.parse(argv), train.PROG)
     assert paths.root == tmp_path / "empty"
 
 

@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from agents.evaluation.policies import load_policy
-from agents.training.run import RunPaths, latest_checkpoint, model_timesteps
+from agents.training.run import RunPaths
+from agents.training.sb3 import latest_checkpoint, model_timesteps
 
 ROOT = Path(__file__).resolve().parents[1]
 TRAIN = str(ROOT / "train.py")

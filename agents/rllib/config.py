@@ -1,31 +1,13 @@
 """The ``PPOConfig`` of an RLlib run of a single-agent task (the team task's builds on it:
-:func:`agents.rllib.team.build_config`) and its PPO settings.
+:func:`agents.rllib.team.build_config`); its PPO settings are
+:data:`agents.training.defaults.RLLIB_PPO`, overridden by ``hp``.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-#: PPO settings close to the SB3 baseline's (agents/training/run.py): 64x64 tanh MLPs with
-#: separate policy and value nets, state-independent log std, no KL penalty, grad clip 0.5.
-HYPERPARAMS: dict[str, Any] = {
-    # Steps per sub-env per iteration: more than an episode (100 steps). The sub-envs start
-    # together, so with shorter fragments every batch would hold one phase of the episodes
-    # only (32 steps: the policy stalled at ~25% capture after 400k steps).
-    "rollout_fragment_length": 128,
-    "minibatch_size": 1024,
-    "num_epochs": 5,
-    "lr": 3e-4,
-    "gamma": 0.99,
-    "lambda_": 0.95,
-    "clip_param": 0.2,
-    "vf_clip_param": 10.0,
-    "vf_loss_coeff": 0.5,
-    "entropy_coeff": 0.0,
-    "use_kl_loss": False,
-    "grad_clip": 0.5,
-    "fcnet_hiddens": [64, 64],
-}
+from agents.training.defaults import RLLIB_PPO
 
 
 def build_config(
@@ -58,7 +40,7 @@ def build_config(
 
         runner_cls = NativeVectorEnvRunner
 
-    hp = {**HYPERPARAMS, **(hp or {})}
+    hp = {**RLLIB_PPO, **(hp or {})}
     register_env(rllib_env.RLLIB_ENV_NAME, rllib_env.make_env)
     runners = max(num_env_runners, 1)
     batch = runners * envs_per_runner * int(hp["rollout_fragment_length"])

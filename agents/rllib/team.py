@@ -36,15 +36,6 @@ from agents.evaluation.team import is_team_env
 #: Modules trained for each ``--learned`` value.
 MODULES = {"pursuers": ("pursuer",), "evaders": ("evader",), "both": ("pursuer", "evader")}
 LEARNED = tuple(MODULES)
-DEFAULT_LEARNED = "pursuers"
-DEFAULT_TIMESTEPS = 1_000_000
-#: Sub-envs per runner: each is its own PettingZoo env (RLlib vectorizes multi-agent envs
-#: with a Python loop), so fewer than the single-agent path's native vector env.
-DEFAULT_ENVS_PER_RUNNER = 8
-#: Overrides of agents.rllib.config.HYPERPARAMS: fragments longer than the 200-step episode.
-HYPERPARAMS: dict[str, Any] = {"rollout_fragment_length": 256}
-
-
 #: Whether an env id is a team task (one definition: :func:`agents.evaluation.team.is_team_env`).
 is_team_task = is_team_env
 

@@ -28,38 +28,36 @@ too few CPUs) are found before the run folder is created.
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import json
 import os
 import shutil
-import sys
 import time
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from agents.evaluation.policies import ENV_SHORT, PolicyLoadError, UsageError, env_tag
+from agents.evaluation.policies import PolicyLoadError, UsageError, env_tag
+from agents.rllib import team as rllib_team
 from agents.rllib.cluster import check_address, start_ray, stop_ray
-from agents.rllib.config import HYPERPARAMS, build_config
+from agents.rllib.config import build_config
 from agents.rllib.policy import METADATA_FILE, read_rllib_metadata
 from agents.training import options as run_options
+from agents.training.defaults import training_defaults
 from agents.training.run import (
     EVAL_SEED,
     RunPaths,
-    atomic_write_json,
+    TrainingRun,
     check_new_run_dir,
+    prepare_run_dir,
 )
-from steer_env.cli import fail, non_negative_int, positive_int
+from agents.training.run import versions as base_versions
+from steer_env.cli import fail
 
 PROG = "python train.py"
-FRAMEWORKS = ("sb3", "rllib")
-#: RLlib defaults: one runner of 256 envs and the learner in the driver (2 cores: one each).
-DEFAULT_ENV_RUNNERS = 1
-DEFAULT_ENVS_PER_RUNNER = 32
-DEFAULT_TIMESTEPS = {"steer_env/Pursuit-v0": 500_000, "steer_env/Evasion-v0": 1_000_000}
+#: The trainer of an RLlib run in the run name and in TRAINING_DEFAULTS.
+TRAINER = "rllib-ppo"
 #: Options a resumed run takes from its config.json unless given again.
 RESUMABLE = (*run_options.RESUMABLE, "num_env_runners", "envs_per_runner", "num_learners")
 #: Options fixed for the life of a run.
@@ -68,57 +66,12 @@ CHECKPOINT_PREFIX = "ckpt_"
 
 
 # ------------------------------------------------------------------ CLI hooks
-def add_arguments(p: argparse.ArgumentParser) -> None:
-    """Add ``--framework`` and the RLlib options to train.py's parser (no ray import)."""
-    g = p.add_argument_group("RLlib (--framework rllib)")
-    g.add_argument(
-        "--framework",
-        choices=FRAMEWORKS,
-        default=None,
-        help="sb3 (default) or rllib: PPO on RLlib/Ray, locally or on a cluster",
-    )
-    g.add_argument(
-        "--address",
-        default=None,
-        help="Ray cluster to join: auto or HOST:PORT (default $RAY_ADDRESS, else a local "
-        "in-process Ray)",
-    )
-    g.add_argument(
-        "--num-env-runners",
-        type=non_negative_int,
-        default=None,
-        help=f"RLlib env runner actors, 1 CPU each (default {DEFAULT_ENV_RUNNERS}; "
-        "0 samples in the driver)",
-    )
-    g.add_argument(
-        "--envs-per-runner",
-        type=positive_int,
-        default=None,
-        help=f"sub-envs of each runner's native vector env (default {DEFAULT_ENVS_PER_RUNNER})",
-    )
-    g.add_argument(
-        "--num-learners",
-        type=non_negative_int,
-        default=None,
-        help="RLlib learner actors, 1 CPU each (default 0: learn in the driver)",
-    )
-    if "--learned" not in p._option_string_actions:  # train.py may define it itself
-        from agents.rllib.team import LEARNED
-
-        g.add_argument(
-            "--learned",
-            choices=LEARNED,
-            default=None,
-            help="team tasks (--env team_pursuit): the learned roles, one shared policy each "
-            "(default pursuers)",
-        )
-
-
-def wants_rllib(args: argparse.Namespace) -> bool:
-    """``--framework rllib``, or ``--resume`` of a run that was trained with RLlib."""
-    if getattr(args, "framework", None) == "rllib":
-        return True
-    if args.resume and args.name and getattr(args, "framework", None) is None:
+def wants_rllib(args: Any, given: dict[str, Any]) -> bool:
+    """``--framework rllib``, or ``--resume`` of a run that was trained with RLlib (``args``:
+    ``train.py``'s options, ``given``: those on the command line)."""
+    if "framework" in given:
+        return given["framework"] == "rllib"
+    if args.resume and args.name:
         cfg = Path(args.out) / args.name / "config.json"
         try:
             return json.loads(cfg.read_text()).get("options", {}).get("framework") == "rllib"
@@ -127,10 +80,10 @@ def wants_rllib(args: argparse.Namespace) -> bool:
     return False
 
 
-def main(args: argparse.Namespace) -> int:
+def main(args: Any, given: dict[str, Any]) -> int:
     """Entry point from train.py: one-line errors and exit codes as the SB3 path."""
     try:
-        opts, paths, previous = resolve_options(args)
+        opts, paths, previous = resolve_options(args, given)
         ray_info = start_ray(opts)  # before anything is written
     except UsageError as exc:
         return fail(PROG, exc, 2)
@@ -178,19 +131,22 @@ def latest_checkpoint(paths: RunPaths) -> tuple[Path, int] | None:
     return d, t
 
 
-def resolve_options(args: argparse.Namespace) -> tuple[dict[str, Any], RunPaths, dict[str, Any]]:
-    """This session's options (defaults filled in, or read from config.json on resume)."""
-    given = run_options.given_options(args)
-    if given.get("algo", "ppo") != "ppo":
+def resolve_options(
+    args: Any, given: dict[str, Any]
+) -> tuple[dict[str, Any], RunPaths, dict[str, Any]]:
+    """This session's options (``args``: train.py's, defaults filled in; or read from
+    config.json on resume, ``given`` replacing the resumable ones)."""
+    for key in ("opponent_model", "opponent_strategy"):
+        if key in given:
+            raise UsageError(f"{run_options.flag(key)} is not available with --framework rllib")
+    if args.algo != "ppo":
         raise UsageError("--framework rllib trains PPO only (drop --algo)")
     if "n_envs" in given:
         raise UsageError(
             "--n-envs is for sb3; with rllib use --envs-per-runner and --num-env-runners"
         )
-    if given.get("device", "auto") == "cuda":
+    if args.device == "cuda":
         raise UsageError("--framework rllib trains on CPU here (drop --device cuda)")
-    from agents.rllib import team as rllib_team
-
     previous: dict[str, Any] = {}
     if args.resume:
 
@@ -201,35 +157,33 @@ def resolve_options(args: argparse.Namespace) -> tuple[dict[str, Any], RunPaths,
                 raise UsageError(f"--learned is for the team task; run {args.name} is not one")
 
         # The temporary files of a killed run are removed without a note (stale is unused).
-        opts, paths, previous, _stale = run_options.resumed_run(args, FIXED, RESUMABLE, check)
+        opts, paths, previous, _stale = run_options.resumed_run(
+            args, FIXED, RESUMABLE, check, given=given
+        )
     else:
-        env = given.get("env", "steer_env/Pursuit-v0")
-        seed = given.get("seed", 0)
+        env, seed = args.env, args.seed
         team = rllib_team.is_team_task(env)
         if "learned" in given and not team:
             raise UsageError(run_options.team_only("learned"))
-        tag = env_tag(env)
-        if team:
-            tag += f"-{given.get('learned', rllib_team.DEFAULT_LEARNED)}"
-        name = given.get("name") or run_options.run_name(tag, "rllib-ppo", seed)
+        tag = env_tag(env) + (f"-{args.learned}" if team else "")
+        name = args.name or run_options.run_name(tag, TRAINER, seed)
         paths = RunPaths(args.out / name)
         # prepare_run_dir is called only after Ray started: check the folder here.
         check_new_run_dir(paths, args.overwrite)
-        default_timesteps = rllib_team.DEFAULT_TIMESTEPS if team else DEFAULT_TIMESTEPS[env]
-        timesteps = given.get("timesteps", default_timesteps)
-        envs = rllib_team.DEFAULT_ENVS_PER_RUNNER if team else DEFAULT_ENVS_PER_RUNNER
+        defaults = training_defaults(TRAINER, env)
+        timesteps = args.timesteps or defaults.timesteps
         opts = {
             "env": env,
             "seed": seed,
             "name": name,
             "timesteps": timesteps,
-            "num_env_runners": given.get("num_env_runners", DEFAULT_ENV_RUNNERS),
-            "envs_per_runner": given.get("envs_per_runner", envs),
-            "num_learners": given.get("num_learners", 0),
+            "num_env_runners": args.num_env_runners,
+            "envs_per_runner": args.envs_per_runner or defaults.n_envs,
+            "num_learners": args.num_learners,
         }
         if team:
-            opts["learned"] = given.get("learned", rllib_team.DEFAULT_LEARNED)
-        opts.update(run_options.new_run_options(given, timesteps))
+            opts["learned"] = args.learned
+        opts.update(run_options.new_run_options(args, timesteps))
     opts["framework"] = "rllib"
     opts["algo"] = "ppo"
     opts["out"] = str(args.out)
@@ -264,9 +218,8 @@ def save_checkpoint(algo: Any, target: Path, meta: dict[str, Any]) -> Path:
 
 
 def versions() -> dict[str, str]:
-    from agents.training.run import versions as base
-
-    out = base()
+    """:func:`agents.training.run.versions` and Ray's."""
+    out = base_versions()
     try:
         import ray
 
@@ -310,13 +263,10 @@ def train(
 ) -> int:
     import torch
 
-    from agents.rllib import team as rllib_team
-    from agents.training.run import prepare_run_dir
-
-    t_script = time.perf_counter()
+    run = TrainingRun(PROG, opts, paths, previous)
     env_id = opts["env"]
     team = rllib_team.is_team_task(env_id)
-    learned = opts.get("learned", rllib_team.DEFAULT_LEARNED)
+    learned = opts.get("learned")
     # RLlib's module ids: one shared module per learned role, or the single-agent default.
     module_ids = rllib_team.MODULES[learned] if team else ("default_policy",)
     start = latest_checkpoint(paths) if opts["resume"] else None
@@ -325,15 +275,11 @@ def train(
     if not opts["resume"]:
         prepare_run_dir(paths, resume=False, overwrite=opts["overwrite"])
     start_timesteps = start[1] if start else 0
-    sessions = list(previous.get("sessions", []))
-    session_index = len(sessions)
+    session_index = len(run.previous_sessions)
     torch.manual_seed(int(opts["seed"]) + session_index)
     torch.set_num_threads(int(opts["threads"]))
 
-    hp = previous.get("hyperparameters") or {
-        **HYPERPARAMS,
-        **(rllib_team.HYPERPARAMS if team else {}),
-    }
+    hp = previous.get("hyperparameters") or dict(training_defaults(TRAINER, env_id).hyperparameters)
     config = (rllib_team.build_config if team else build_config)(
         *((env_id, learned) if team else (env_id,)),
         int(opts["seed"]),
@@ -369,8 +315,6 @@ def train(
         "versions": versions(),
     }
     session = {
-        "started": datetime.now().isoformat(timespec="seconds"),
-        "start_timesteps": start_timesteps,
         "cluster": ray_info,
         "num_env_runners": int(opts["num_env_runners"]),
         "envs_per_runner": int(opts["envs_per_runner"]),
@@ -380,21 +324,12 @@ def train(
             runner_location, local_env_runner=False
         ),
     }
-    sessions.append(session)
-    cfg_json = {
-        "options": opts,
-        "hyperparameters": hp,
-        "eval_seed": EVAL_SEED + int(opts["seed"]),
-        "seeding": "env i of runner w in session k resets with "
+    seeding = (
+        "env i of runner w in session k resets with "
         "SeedSequence([seed, k, w]).generate_state(envs_per_runner, uint64)[i] "
-        f"(agents/rllib/{'team_env' if team else 'env'}.py)",
-        "versions": meta["versions"],
-        "command": [sys.executable, *sys.argv],
-        "status": "training",
-        "sessions": sessions,
-        "run_dir": str(paths.root),
-    }
-    atomic_write_json(paths.config, cfg_json)
+        f"(agents/rllib/{'team_env' if team else 'env'}.py)"
+    )
+    run.begin(start_timesteps, hp, meta["versions"], notes={"seeding": seeding}, session=session)
 
     from torch.utils.tensorboard import SummaryWriter
 
@@ -512,29 +447,19 @@ def train(
     wall = time.perf_counter() - t0
     writer.flush()
     writer.close()
-    done = timesteps - start_timesteps
-    session["train_wall_s"] = round(wall, 2)
-    session["fps"] = run_options.session_fps(done, wall)
-    session["end_timesteps"] = timesteps
+    run.end_training(timesteps - start_timesteps, wall)
 
     if interrupted:
         # algo.train() is atomic from the driver's view: the last finished iteration is saved.
         path = save_checkpoint(
             algo, paths.checkpoints / f"{CHECKPOINT_PREFIX}{timesteps:09d}", meta_now()
         )
-        session["status"] = cfg_json["status"] = "interrupted"
-        atomic_write_json(paths.config, cfg_json)
         algo.stop()
-        run_options.print_interrupted(PROG, timesteps, total, path, opts)
-        return 130
+        return run.interrupted(timesteps, path)
 
     final = save_checkpoint(algo, model_dir(paths), meta_now())
     algo.stop()
-    session["status"] = cfg_json["status"] = "trained"
-    atomic_write_json(paths.config, cfg_json)
-    run_options.print_trained(done, wall, session["fps"], "checkpoint", final)
-
-    from agents.training.run import final_comparison
+    run.trained(timesteps, "checkpoint", final)
 
     extra: dict[str, Any] = {"model": str(final), "framework": "rllib"}
     if team and set(module_ids) == {"pursuer", "evader"}:
@@ -542,32 +467,16 @@ def train(
         from agents.evaluation.team import load_team_policy
 
         extra["opponent"] = load_team_policy(final, "evader")
-    if not final_comparison(env_id, final, opts, paths, cfg_json, extra, PROG, "checkpoint"):
+    if not run.compare(env_id, final, extra, "checkpoint"):
         return 130
-    cfg_json["total_wall_s"] = round(time.perf_counter() - t_script, 2)
-    atomic_write_json(paths.config, cfg_json)
     gif = ", episode.gif" if opts["gif"] else ""
-    written = (
-        f"model/ (RLlib checkpoint), config.json, comparison.csv, comparison.json, "
-        f"episodes.csv{gif}, checkpoints/, eval/, tb/"
-        if team
-        else "model/ (RLlib checkpoint), config.json, comparison.csv, comparison.json, "
-        f"episodes.csv, survival.png{gif}, checkpoints/, eval/, tb/"
-    )
-    print(
-        f"\nwrote {paths.root}/: {written} "
-        f"(tensorboard --logdir {paths.tensorboard}); total {cfg_json['total_wall_s']:.0f} s"
+    survival = "" if team else ", survival.png"
+    run.finish(
+        "model/ (RLlib checkpoint), config.json, comparison.csv, comparison.json, "
+        f"episodes.csv{survival}{gif}, checkpoints/, eval/, tb/"
     )
     print(f"compare again: python -m agents.compare --model {final}")
     return 0
 
 
-__all__ = [
-    "ENV_SHORT",
-    "add_arguments",
-    "build_config",
-    "check_address",
-    "latest_checkpoint",
-    "main",
-    "wants_rllib",
-]
+__all__ = ["latest_checkpoint", "main", "resolve_options", "train", "wants_rllib"]

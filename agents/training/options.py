@@ -1,8 +1,10 @@
-"""Options, run folder and status messages of a training run, shared by both frameworks of
-``train.py``: the SB3 path (``train.py``) and ``--framework rllib``
-(:mod:`agents.rllib.training`).
+"""Options of a training run, shared by both frameworks of ``train.py``: the SB3 path
+(:mod:`agents.training.sb3`) and ``--framework rllib`` (:mod:`agents.rllib.training`).
 
-A new run takes its options from the command line, defaults filled in; a resumed run
+:func:`build_parser` makes the command line of ``train.py``'s ``Args`` (whose fields hold
+the defaults). A new run takes its options from the command line, defaults filled in
+(those that depend on the task and algorithm from
+:data:`agents.training.defaults.TRAINING_DEFAULTS`); a resumed run
 (``--resume --name <run>``) takes them from its ``config.json``: the options fixed for the
 life of a run may not be given again with another value, the resumable ones may be given
 again to change them (``--timesteps``: the new total). Each framework names its own fixed
@@ -15,15 +17,16 @@ Imports no torch, SB3 or ray.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from agents.evaluation.compare import DEFAULT_SEED
 from agents.evaluation.policies import UsageError
-from agents.training.run import RunPaths, prepare_run_dir, read_json
+from agents.training.run import NAME_RE, RunPaths, prepare_run_dir, read_json
+from steer_env import cli
 
 #: Options of every framework that a resumed run takes from its config.json unless given
 #: again (each framework adds its own).
@@ -38,20 +41,11 @@ RESUMABLE = (
     "gif",
     "progress",
 )
-#: Defaults of a new run's options that every framework has (``eval_freq`` and
-#: ``checkpoint_freq`` default to a tenth of the run: :func:`new_run_options`).
-DEFAULTS: dict[str, Any] = {
-    "threads": 1,
-    "eval_episodes": 500,
-    "compare_seed": DEFAULT_SEED,
-    "periodic_eval_episodes": 50,
-    "gif": True,
-    "progress": True,
-}
 
 
 def given_options(args: argparse.Namespace) -> dict[str, Any]:
-    """The options given on the command line (the parser's defaults are all None)."""
+    """The options given on the command line (the parser's defaults are None, "not given":
+    :func:`build_parser`)."""
     return {k: v for k, v in vars(args).items() if v is not None}
 
 
@@ -71,16 +65,19 @@ def resumed_run(
     fixed: tuple[str, ...],
     resumable: tuple[str, ...],
     check: Callable[[dict[str, Any]], None] | None = None,
+    given: dict[str, Any] | None = None,
 ) -> tuple[dict[str, Any], RunPaths, dict[str, Any], list[Path]]:
     """Options of ``--resume --name <run>``: the ``fixed`` and ``resumable`` options of the
     run's config.json, the resumable ones given again replacing theirs. Returns the options,
     the run paths, the previous config and the temporary files of a killed run that were
-    removed. ``check(previous_options)`` runs before the fixed options are compared;
+    removed. ``given``: the options on the command line (default: those of ``args`` that
+    are not None). ``check(previous_options)`` runs before the fixed options are compared;
     :class:`UsageError` for a missing name or run folder, or a fixed option given with
     another value."""
     if args.name is None:
         raise UsageError("--resume needs --name (the run folder under --out)")
-    given = given_options(args)
+    if given is None:
+        given = given_options(args)
     paths = RunPaths(args.out / args.name)
     stale = prepare_run_dir(paths, resume=True, overwrite=False)
     previous = read_json(paths.config)
@@ -106,12 +103,18 @@ def run_name(tag: str, algo: str, seed: int) -> str:
     return f"{tag}__{algo}__{seed}__{datetime.now().strftime('%Y%m%d-%H%M%S')}"
 
 
-def new_run_options(given: dict[str, Any], timesteps: int) -> dict[str, Any]:
-    """A new run's options of :data:`DEFAULTS` (given or default), then ``eval_freq`` and
-    ``checkpoint_freq`` (default ``timesteps // 10``, at least 1)."""
-    opts = {key: given.get(key, default) for key, default in DEFAULTS.items()}
-    opts["eval_freq"] = given.get("eval_freq", max(1, timesteps // 10))
-    opts["checkpoint_freq"] = given.get("checkpoint_freq", max(1, timesteps // 10))
+#: Options of a new run that every framework has, in the order config.json lists them.
+COMMON = ("threads", "eval_episodes", "compare_seed", "periodic_eval_episodes", "gif", "progress")
+
+
+def new_run_options(args: Any, timesteps: int) -> dict[str, Any]:
+    """A new run's options of :data:`COMMON` from ``args`` (``train.py``'s ``Args``, defaults
+    filled in), then ``eval_freq`` and ``checkpoint_freq`` (``None``: ``timesteps // 10``,
+    at least 1)."""
+    opts = {key: getattr(args, key) for key in COMMON}
+    for key in ("eval_freq", "checkpoint_freq"):
+        value = getattr(args, key)
+        opts[key] = value if value is not None else max(1, timesteps // 10)
     return opts
 
 
@@ -125,34 +128,49 @@ def note_stale(prog: str, paths: RunPaths, stale: list[Path]) -> None:
         )
 
 
-def resume_command(opts: dict[str, Any], timesteps: int) -> str:
-    """The command line that continues run ``opts["name"]`` up to ``timesteps`` (whichever
-    framework trained it: ``--resume`` finds out from its config.json)."""
-    out = f" --out {opts['out']}" if opts["out"] != "runs" else ""
-    return f"python train.py --resume --name {opts['name']}{out} --timesteps {timesteps}"
-
-
 def print_resuming(paths: RunPaths, checkpoint: Path, timesteps: int) -> None:
     print(f"resuming {paths.root} from {checkpoint.name} at {timesteps:,} timesteps")
 
 
-def print_interrupted(
-    prog: str, timesteps: int, total: int, checkpoint: Path, opts: dict[str, Any]
-) -> None:
-    """The stderr line of a training interrupted (Ctrl-C) at ``timesteps`` of ``total``."""
-    print(
-        f"{prog}: interrupted at {timesteps:,}/{total:,} timesteps; checkpoint {checkpoint}; "
-        f"resume with: {resume_command(opts, total)}",
-        file=sys.stderr,
-    )
+def name_arg(text: str) -> str:
+    """An argparse ``type``: a run name (a folder name under ``--out``)."""
+    if not NAME_RE.match(text) or text in (".", ".."):
+        raise argparse.ArgumentTypeError(
+            f"bad run name {text!r}: use letters, digits, '.', '_' and '-' (no '/')"
+        )
+    return text
 
 
-def session_fps(done: int, wall: float) -> float:
-    """Timesteps per second of a session (0 when nothing was trained)."""
-    return round(done / wall, 1) if wall > 0 and done > 0 else 0.0
-
-
-def print_trained(done: int, wall: float, fps: float, what: str, path: Path) -> None:
-    """``trained N timesteps in S s (F fps); <what> <path>`` when anything was trained."""
-    if done > 0:
-        print(f"trained {done:,} timesteps in {wall:.1f} s ({fps:,.0f} fps); {what} {path}")
+def build_parser(
+    cls: type, prog: str, description: str, groups: dict[str, str] | None = None
+) -> cli.OneLineParser:
+    """The command line of the dataclass ``cls``: one option per field, ``--field-name``,
+    with the ``help`` and argparse settings of the field's metadata (``flag``: another
+    spelling, ``alias``: a deprecated one, ``group``: a key of ``groups``, which names the
+    ``--help`` sections, ``shown``: the default as ``--help`` names it, ``off``: the help of
+    ``--no-<flag>``). A field defaulting to False is a switch; one defaulting to True is a
+    ``--flag``/``--no-flag`` pair. Every other option's parser default is None, "not
+    given" (:func:`given_options`), so that a resumed run can tell given from default; the
+    defaults themselves are the fields'."""
+    parser = cli.OneLineParser(prog=prog, description=description)
+    sections = {key: parser.add_argument_group(title) for key, title in (groups or {}).items()}
+    for f in dataclasses.fields(cls):
+        meta = dict(f.metadata)
+        where = sections[meta.pop("group")] if "group" in meta else parser
+        flag = meta.pop("flag", "--" + f.name.replace("_", "-"))
+        text, alias, off = meta.pop("help"), meta.pop("alias", None), meta.pop("off", None)
+        shown = meta.pop("shown", f.default)
+        if f.default is False:
+            where.add_argument(flag, dest=f.name, action="store_true", help=text)
+        elif f.default is True:
+            pair = where.add_mutually_exclusive_group()
+            pair.add_argument(flag, dest=f.name, action="store_true", default=None, help=text)
+            pair.add_argument(
+                "--no-" + flag[2:], dest=f.name, action="store_false", default=None, help=off
+            )
+        else:
+            tail = "" if shown is None else f" (default {shown})"
+            where.add_argument(flag, dest=f.name, default=None, help=text + tail, **meta)
+        if alias:
+            cli.add_alias(parser, alias, flag)
+    return parser

@@ -1,5 +1,5 @@
-"""Helpers for ``train.py``: options, algorithm defaults, run folders, callbacks,
-atomic checkpoints and resuming.
+"""The run of ``train.py``, whichever framework trains it: the run folder, ``config.json``,
+seeds, Ctrl-C, the final comparison and :class:`TrainingRun`, the lifecycle of a session.
 
 Run folder layout (``runs/<name>/``)::
 
@@ -11,10 +11,12 @@ Run folder layout (``runs/<name>/``)::
     comparison.csv/.json, episodes.csv, survival.png   the final comparison
     episode.gif          learned vs classic agent on the same seed
 
-Every model, buffer and JSON file is written to a temp file in its folder and moved into
-place with ``os.replace`` (:func:`steer_env.cli.atomic_output`), so an interruption never
-leaves a half-written file; the temp file of a run killed mid-write (SIGKILL) is deleted
-when the run folder is next started or resumed (:func:`prepare_run_dir`).
+(an RLlib run has ``model/`` and ``checkpoints/ckpt_<timesteps>/`` checkpoint folders
+instead: :mod:`agents.rllib.training`). Every model, buffer and JSON file is written to a
+temp file in its folder and moved into place with ``os.replace``
+(:func:`steer_env.cli.atomic_output`), so an interruption never leaves a half-written file;
+the temp file of a run killed mid-write (SIGKILL) is deleted when the run folder is next
+started or resumed (:func:`prepare_run_dir`).
 """
 
 from __future__ import annotations
@@ -24,68 +26,22 @@ import platform
 import re
 import signal
 import sys
+import time
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from agents.evaluation.policies import ENV_SHORT, METADATA_KEY, UsageError
-from agents.evaluation.policies import ON_POLICY as ON_POLICY
-from agents.evaluation.policies import (
-    env_tag as env_tag,  # re-exported: its home is agents.evaluation.policy_base
-)
-from agents.evaluation.policies import resolve_device as resolve_device
-from steer_env.cli import SEED_MAX, atomic_output, remove_stale_temporaries
+from agents.evaluation.policies import UsageError
+from agents.evaluation.results import atomic_write_json as write_json
+from steer_env.cli import SEED_MAX, remove_stale_temporaries
 
-#: Algorithms ``train.py`` trains.
-TRAIN_ALGOS = ("ppo", "sac")
-
-#: Default training budget (timesteps) per algorithm and env. PPO on Pursuit is the default
-#: run of ``python train.py`` and must finish, with the comparison, in under 5 minutes on
-#: 2 CPU cores.
-DEFAULT_TIMESTEPS = {
-    ("ppo", "pursuit"): 300_000,
-    ("ppo", "team_pursuit"): 1_000_000,
-    ("sac", "team_pursuit"): 50_000,
-    ("ppo", "evasion"): 500_000,
-    ("sac", "pursuit"): 50_000,
-    ("sac", "evasion"): 50_000,
-}
-DEFAULT_N_ENVS = {"ppo": 16, "sac": 4}
-#: Hyperparameters (constant learning rates, so resuming needs no schedule state).
-HYPERPARAMS: dict[str, dict[str, Any]] = {
-    "ppo": {
-        "n_steps": 256,
-        "batch_size": 1024,
-        "n_epochs": 5,
-        "learning_rate": 3e-4,
-        "gamma": 0.99,
-        "gae_lambda": 0.95,
-        "clip_range": 0.2,
-        "ent_coef": 0.0,
-        "policy_kwargs": {"net_arch": [64, 64]},
-    },
-    "sac": {
-        "learning_rate": 3e-4,
-        "buffer_size": 1_000_000,  # capped at the training budget
-        "batch_size": 256,
-        "learning_starts": 1_000,
-        "gamma": 0.99,
-        "tau": 0.005,
-        "train_freq": 1,
-        "gradient_steps": 2,  # per step of the 4 envs: 1 update per 2 transitions
-        # The rewards are small (shaping ~0.01 per step), so the default initial entropy
-        # coefficient of 1 swamps them for tens of thousands of updates; start at 0.01.
-        "ent_coef": "auto_0.01",
-        "policy_kwargs": {"net_arch": [64, 64]},
-    },
-}
 #: Seeds: training env ``i`` starts from ``seed + i``; the periodic evaluation uses
 #: ``EVAL_SEED + seed`` each time (the same episodes at every evaluation); the final
 #: comparison uses :data:`agents.evaluation.compare.DEFAULT_SEED` + k.
 EVAL_SEED = 500_000
-CHECKPOINT_RE = re.compile(r"^ckpt_(\d+)_steps\.zip$")
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 
 
@@ -105,35 +61,6 @@ def session_seed(seed: int, start_timesteps: int) -> int:
         return int(seed)
     state = int(np.random.SeedSequence([int(seed), int(start_timesteps)]).generate_state(1)[0])
     return SESSION_SEED_BASE + state % (SEED_MAX + 1 - SESSION_SEED_BASE)
-
-
-def trained_timesteps(algo: str, hp: dict[str, Any], n_envs: int, remaining: int) -> int:
-    """How many timesteps ``model.learn(remaining)`` really trains: SB3 collects whole
-    rollouts (PPO: ``n_steps * n_envs`` timesteps) or whole vector steps (SAC: ``n_envs``
-    per step) until it has at least ``remaining``."""
-    if remaining <= 0:
-        return 0
-    chunk = hp["n_steps"] * n_envs if algo in ON_POLICY else n_envs * int(hp.get("train_freq", 1))
-    return -(-remaining // chunk) * chunk
-
-
-def default_timesteps(algo: str, env_id: str) -> int:
-    return DEFAULT_TIMESTEPS[(algo, ENV_SHORT.get(env_id, env_id))]
-
-
-def hyperparameters(algo: str, n_envs: int, timesteps: int) -> dict[str, Any]:
-    """The algorithm's hyperparameters adapted to ``n_envs`` and the budget."""
-    hp = json.loads(json.dumps(HYPERPARAMS[algo]))
-    if algo == "ppo":
-        rollout = hp["n_steps"] * n_envs
-        batch = min(hp["batch_size"], rollout)
-        while rollout % batch:  # a divisor of the rollout: no truncated mini-batch
-            batch -= 1
-        hp["batch_size"] = max(batch, 2)
-    else:
-        hp["buffer_size"] = int(min(hp["buffer_size"], max(timesteps, 10_000)))
-        hp["learning_starts"] = int(min(hp["learning_starts"], max(timesteps // 10, 100)))
-    return hp
 
 
 def versions() -> dict[str, str]:
@@ -200,8 +127,6 @@ def final_comparison(
     (``status`` and ``comparison``; the caller writes it). Ctrl-C during it records the
     interruption in ``paths.config``, prints how to evaluate the saved ``saved`` later and
     returns False."""
-    import time
-
     from agents.evaluation import team
     from agents.evaluation.compare import format_table, run_comparison
     from agents.evaluation.policies import load_policy
@@ -262,9 +187,7 @@ def final_comparison(
 def atomic_write_json(path: Path, obj: Any) -> None:
     """Write JSON through a temp file in the same folder and ``os.replace``
     (:func:`steer_env.cli.atomic_output`)."""
-    from agents.evaluation.compare import atomic_write_json as write
-
-    write(path, obj)
+    write_json(path, obj)
 
 
 def read_json(path: Path) -> dict[str, Any]:
@@ -277,61 +200,6 @@ def read_json(path: Path) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise UsageError(f"{path} is not a JSON object")
     return data
-
-
-def model_timesteps(path: Path) -> int | None:
-    """``num_timesteps`` stored in an SB3 zip (None if unreadable)."""
-    import zipfile
-
-    try:
-        with zipfile.ZipFile(path) as zf:
-            data = json.loads(zf.read("data"))
-        return int(data["num_timesteps"])
-    except Exception:
-        return None
-
-
-def latest_checkpoint(paths: RunPaths) -> tuple[Path, int] | None:
-    """The most advanced resumable model of a run: the newest readable checkpoint, or
-    ``model.zip`` when it holds more timesteps."""
-    found: list[tuple[int, Path]] = []
-    if paths.checkpoints.is_dir():
-        for f in paths.checkpoints.iterdir():
-            m = CHECKPOINT_RE.match(f.name)
-            if m and model_timesteps(f) is not None:
-                found.append((int(m.group(1)), f))
-    if paths.model.is_file():
-        t = model_timesteps(paths.model)
-        if t is not None:
-            found.append((t, paths.model))
-    if not found:
-        return None
-    t, f = max(found, key=lambda x: (x[0], x[1].name != "model.zip"))
-    return f, t
-
-
-def save_model_atomic(model: Any, path: Path, metadata: dict[str, Any]) -> Path:
-    """``model.save`` to a temp zip in ``path``'s folder, then ``os.replace`` onto ``path``
-    (:func:`steer_env.cli.atomic_output`). ``metadata`` is stored in the zip's ``data`` JSON
-    under ``steer_env``."""
-    path = Path(path)
-    setattr(model, METADATA_KEY, {**metadata, "num_timesteps": int(model.num_timesteps)})
-    with atomic_output(path, ".tmp.zip") as tmp:
-        model.save(tmp)
-    return path
-
-
-def save_replay_buffer_atomic(model: Any, path: Path) -> None:
-    with atomic_output(path, ".tmp.pkl") as tmp:
-        model.save_replay_buffer(tmp)
-
-
-def save_checkpoint(model: Any, paths: RunPaths, metadata: dict[str, Any]) -> Path:
-    """Checkpoint ``model`` (and, off-policy, its replay buffer) under ``checkpoints/``."""
-    path = save_model_atomic(model, paths.checkpoint(int(model.num_timesteps)), metadata)
-    if hasattr(model, "replay_buffer") and getattr(model, "replay_buffer", None) is not None:
-        save_replay_buffer_atomic(model, paths.replay_buffer)
-    return path
 
 
 # ------------------------------------------------------------------ interruption
@@ -363,83 +231,6 @@ class InterruptGuard:
     def __exit__(self, *exc: Any) -> None:
         for sig, handler in self._previous.items():
             signal.signal(sig, handler)
-
-
-def make_callbacks(
-    paths: RunPaths,
-    checkpoint_freq: int,
-    metadata: dict[str, Any],
-    guard: InterruptGuard,
-    eval_env: Any,
-    eval_freq: int,
-    eval_episodes: int,
-    eval_seed: int,
-    n_envs: int,
-) -> tuple[Any, Any]:
-    """``(checkpointer, CallbackList)``: periodic atomic checkpoints + stop on interrupt, and
-    an :class:`~stable_baselines3.common.callbacks.EvalCallback` on a separate seeded
-    eval env (success rate from ``infos["is_success"]``), its history kept across resumes."""
-    from stable_baselines3.common.callbacks import BaseCallback, CallbackList, EvalCallback
-
-    class Checkpointer(BaseCallback):
-        """Checkpoints when a new rollout starts (the model has then been trained on every
-        counted step) and stops training when an interrupt was requested."""
-
-        def __init__(self) -> None:
-            super().__init__()
-            self.rollout_start = 0
-            self.last_saved: Path | None = None
-            self._next = checkpoint_freq
-
-        def _init_callback(self) -> None:
-            t = int(self.model.num_timesteps)
-            self.rollout_start = t
-            self._next = (t // checkpoint_freq + 1) * checkpoint_freq
-
-        def _on_rollout_start(self) -> None:
-            t = int(self.model.num_timesteps)
-            self.rollout_start = t
-            if t >= self._next:
-                self.last_saved = save_checkpoint(self.model, paths, metadata)
-                self._next = (t // checkpoint_freq + 1) * checkpoint_freq
-
-        def _on_step(self) -> bool:
-            return not guard.requested
-
-    class SeededEval(EvalCallback):
-        """EvalCallback that reseeds its env before each evaluation (same episodes every
-        time) and continues the history in ``eval/evaluations.npz`` after a resume."""
-
-        def _init_callback(self) -> None:
-            super()._init_callback()
-            f = paths.eval / "evaluations.npz"
-            if f.is_file():
-                try:
-                    with np.load(f) as old:
-                        self.evaluations_timesteps = list(old["timesteps"])
-                        self.evaluations_results = [list(r) for r in old["results"]]
-                        self.evaluations_length = [list(r) for r in old["ep_lengths"]]
-                        if "successes" in old:
-                            self.evaluations_successes = [list(r) for r in old["successes"]]
-                except Exception:
-                    pass  # a damaged history is replaced, never fatal
-
-        def _on_step(self) -> bool:
-            if self.eval_freq > 0 and self.n_calls % self.eval_freq == 0:
-                self.eval_env.seed(eval_seed)
-            return super()._on_step()
-
-    ckpt = Checkpointer()
-    evaluator = SeededEval(
-        eval_env,
-        n_eval_episodes=eval_episodes,
-        eval_freq=max(1, eval_freq // n_envs),
-        log_path=str(paths.eval),
-        best_model_save_path=None,
-        deterministic=True,
-        verbose=0,
-    )
-    return ckpt, CallbackList([ckpt, evaluator])
 
 
 @dataclass
@@ -492,3 +283,145 @@ def prepare_run_dir(paths: RunPaths, resume: bool, overwrite: bool) -> list[Path
         shutil.rmtree(root)
     root.mkdir(parents=True, exist_ok=True)
     return remove_stale_temporaries(root)
+
+
+def resume_command(opts: dict[str, Any], timesteps: int) -> str:
+    """The command line that continues run ``opts["name"]`` up to ``timesteps`` (whichever
+    framework trained it: ``--resume`` finds out from its config.json)."""
+    out = f" --out {opts['out']}" if opts["out"] != "runs" else ""
+    return f"python train.py --resume --name {opts['name']}{out} --timesteps {timesteps}"
+
+
+def session_fps(done: int, wall: float) -> float:
+    """Timesteps per second of a session (0 when nothing was trained)."""
+    return round(done / wall, 1) if wall > 0 and done > 0 else 0.0
+
+
+# ------------------------------------------------------------------ run lifecycle
+class TrainingRun:
+    """The life of one session of a run, whichever framework trains it: ``config.json``
+    (options, hyperparameters, versions, sessions, status, results), the session record,
+    the messages of an interruption (Ctrl-C: exit status 130 and the command that
+    resumes), the final comparison with the scripted agents and the summary line.
+
+    A framework creates it as its session starts (the run's wall clock starts with it),
+    calls :meth:`begin` once the model is built and before training, :meth:`end_training`
+    after, then :meth:`interrupted` (a checkpoint was saved) or :meth:`trained` (the final
+    model was saved), :meth:`compare` and :meth:`finish`."""
+
+    def __init__(
+        self, prog: str, opts: dict[str, Any], paths: RunPaths, previous: dict[str, Any]
+    ) -> None:
+        self.started = time.perf_counter()
+        self.prog = prog
+        self.opts = opts
+        self.paths = paths
+        #: Sessions of the run before this one (their count seeds RLlib's session).
+        self.previous_sessions = list(previous.get("sessions", []))
+        self.session = Session(started="", start_timesteps=0)
+        self.session_extra: dict[str, Any] = {}
+        self.config: dict[str, Any] = {}
+        self.done, self.wall = 0, 0.0  # timesteps trained in this session, in seconds
+
+    def begin(
+        self,
+        start_timesteps: int,
+        hyperparameters: dict[str, Any],
+        versions: dict[str, str],
+        resolved: dict[str, Any] | None = None,
+        notes: dict[str, Any] | None = None,
+        session: dict[str, Any] | None = None,
+    ) -> None:
+        """Record the session and write ``config.json`` with status ``training``:
+        ``resolved`` follows the options (what ``auto`` became), ``notes`` the evaluation
+        seed, ``session`` the framework's facts about this session (cluster, ...)."""
+        self.session = Session(
+            started=datetime.now().isoformat(timespec="seconds"), start_timesteps=start_timesteps
+        )
+        self.session_extra = dict(session or {})
+        self.config = {
+            "options": self.opts,
+            **(resolved or {}),
+            "hyperparameters": hyperparameters,
+            "eval_seed": EVAL_SEED + int(self.opts["seed"]),
+            **(notes or {}),
+            "versions": versions,
+            "command": [sys.executable, *sys.argv],
+            "status": "training",
+            "sessions": [*self.previous_sessions, self.session_record()],
+            "run_dir": str(self.paths.root),
+        }
+        self.write_config()
+
+    def session_record(self) -> dict[str, Any]:
+        s = self.session.__dict__
+        return {
+            "started": s["started"],
+            "start_timesteps": s["start_timesteps"],
+            **self.session_extra,
+            **{k: v for k, v in s.items() if k not in ("started", "start_timesteps")},
+        }
+
+    def write_config(self, status: str | None = None) -> None:
+        if status is not None:
+            self.config["status"] = status
+        if self.config.get("sessions"):
+            self.config["sessions"][-1] = self.session_record()
+        atomic_write_json(self.paths.config, self.config)
+
+    def end_training(self, done: int, wall: float) -> None:
+        """``done`` timesteps were trained in ``wall`` seconds (recorded with the status)."""
+        self.done = done
+        self.wall = wall
+        self.session.train_wall_s = round(wall, 2)
+        self.session.fps = session_fps(done, wall)
+
+    def interrupted(self, timesteps: int, checkpoint: Path) -> int:
+        """Training stopped at ``timesteps`` and ``checkpoint`` was saved: record it and say
+        how to resume. Returns the exit status, 130."""
+        self.session.end_timesteps = int(timesteps)
+        self.session.status = "interrupted"
+        self.write_config("interrupted")
+        total = int(self.opts["timesteps"])
+        print(
+            f"{self.prog}: interrupted at {timesteps:,}/{total:,} timesteps; checkpoint "
+            f"{checkpoint}; resume with: {resume_command(self.opts, total)}",
+            file=sys.stderr,
+        )
+        return 130
+
+    def trained(self, timesteps: int, what: str, path: Path) -> None:
+        """The final ``what`` (model, checkpoint) is saved at ``path``."""
+        self.session.end_timesteps = int(timesteps)
+        self.session.status = "trained"
+        self.write_config("trained")
+        if self.done > 0:
+            print(
+                f"trained {self.done:,} timesteps in {self.wall:.1f} s "
+                f"({self.session.fps:,.0f} fps); {what} {path}"
+            )
+
+    def interrupted_while_saving(self, path: Path) -> int:
+        self.write_config("interrupted while saving")
+        print(f"{self.prog}: interrupted while saving the model to {path}", file=sys.stderr)
+        return 130
+
+    def compare(
+        self, env_id: str, model_path: Path, extra: dict[str, Any], saved: str = "model"
+    ) -> bool:
+        """The final comparison (:func:`final_comparison`); False when Ctrl-C stopped it."""
+        return final_comparison(
+            env_id, model_path, self.opts, self.paths, self.config, extra, self.prog, saved
+        )
+
+    def finish(self, written: str) -> int:
+        """Record the run's wall time and print what the run folder holds (``written``)."""
+        self.config["total_wall_s"] = round(time.perf_counter() - self.started, 2)
+        atomic_write_json(self.paths.config, self.config)
+        tb = self.paths.tensorboard
+        tb_note = f" (tensorboard --logdir {tb})" if tb.is_dir() else ""
+        print(
+            f"\nwrote {self.paths.root}/: {written}{tb_note}; "
+            f"total {self.config['total_wall_s']:.0f} s"
+        )
+        return 0
