@@ -33,7 +33,7 @@ def forward_moved_names(
             instead, build = (replaced or {})[name]
             warnings.warn(
                 f"{old}.{name} is deprecated: use {instead} "
-                f"({old} will be removed in the next release)",
+                f"({old}.{name} will be removed in the next release)",
                 DeprecationWarning,
                 stacklevel=2,
             )
@@ -48,7 +48,7 @@ def forward_moved_names(
                     continue
                 warnings.warn(
                     f"{old}.{name} is deprecated: import it from {target} "
-                    f"({old} will be removed in the next release)",
+                    f"({old}.{name} will be removed in the next release)",
                     DeprecationWarning,
                     stacklevel=2,
                 )
