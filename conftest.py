@@ -25,6 +25,12 @@ collect_ignore = [
     "steer_env/gallery.py",
 ]
 if _missing("ray"):
-    collect_ignore += ["agents/rllib_runner.py", "agents/rllib_team_env.py"]
+    collect_ignore += [
+        "agents/rllib/runner.py",
+        "agents/rllib/team_env.py",
+        # deprecated aliases of those two: their names resolve on first use
+        "agents/rllib_runner.py",
+        "agents/rllib_team_env.py",
+    ]
 if _missing("benchmarl"):
     collect_ignore += ["steer_env/integrations/benchmarl.py"]

@@ -1,12 +1,13 @@
-"""Agents for the steer-env tasks: scripted baselines, learned-model loading, evaluation.
+"""Agents for the steer-env tasks, in three rooms:
 
-* :mod:`agents.scripted` -- classic and naive pursuers, classic evader (SB3 ``predict``).
-* :mod:`agents.policies` -- :func:`~agents.policies.load_policy` (validating SB3 loader),
-  :func:`~agents.policies.make_policy` (any agent by name), shipped model paths.
-* :mod:`agents.stats` -- Wilson intervals, paired differences, survival curves.
-* :mod:`agents.compare` -- ``python -m agents.compare``: learned vs scripted, paired episodes.
-* :mod:`agents.render` -- ``python -m agents.render``: episode GIFs.
-* :mod:`agents.training` -- helpers of ``train.py`` (checkpoints, resume, callbacks).
+* :mod:`agents.evaluation` -- scripted baselines, policies by name, model loading, and the
+  comparison and rendering tools (``python -m agents.compare``, ``python -m agents.render``).
+* :mod:`agents.training` -- ``train.py``'s options, run folder and run lifecycle.
+* :mod:`agents.rllib` -- ``train.py --framework rllib``: PPO on RLlib/Ray.
+
+The modules of the first release (``agents.compare``, ``agents.policies``,
+``agents.scripted``, ``agents.rllib_training``, ...) still import, with a
+``DeprecationWarning`` naming the new module (:mod:`agents.deprecation`).
 
 Importing :mod:`agents` is cheap: torch and stable-baselines3 load only when a model does.
 """

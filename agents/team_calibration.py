@@ -1,146 +1,19 @@
-"""Calibration of the team pursuit task's scripted teams against its scripted flow evader.
+"""``python -m agents.team_calibration``: runs :mod:`agents.evaluation.team_calibration`,
+where the code lives now.
 
-    python -m agents.team_calibration                         # 1,000 episodes, seeds 1000000..
-    python -m agents.team_calibration --episodes 1000 --seed 2000000
-    python -m agents.team_calibration --check                 # exit 1 if a target is missed
-
-Every team plays the same episodes (episode ``k`` starts from seed ``seed + k``: paired
-starts), each team as one batch of ``--episodes`` environments with nothing learned
-(:func:`agents.team.play_team_episodes`): the Reynolds team of
-``--pursuers`` pursuers, the cooperative team of as many, and a lone Reynolds pursuer.
-
-Printed per team: the capture rate with its 95% Wilson interval, the mean time to capture
-among the episodes with a capture, and the restricted mean ``mean(min(T, H))`` with
-uncaptured episodes counted as the time limit ``H``; then the calibration targets (Reynolds team
-at most 35%, lone pursuer at most 5%, cooperative team above the Reynolds team with
-disjoint intervals) and whether they are met.
+Importing names from ``agents.team_calibration`` still works for one release, with a
+``DeprecationWarning`` naming the new module.
 """
 
 from __future__ import annotations
 
-import argparse
 import sys
-import time
 
-import numpy as np
+from agents.deprecation import forward_moved_names
 
-from agents import stats
-from steer_env import cli
-from steer_env.cli import OneLineParser
-
-PROG = "python -m agents.team_calibration"
-DEFAULT_EPISODES = 1000
-DEFAULT_SEED = 1_000_000
-MAX_EPISODES = 100_000
-#: The calibration targets: capture rates the scripted teams must not exceed.
-REYNOLDS_TEAM_MAX = 0.35
-LONE_PURSUER_MAX = 0.05
-
-
-def measure(episodes: int, seed: int, n_pursuers: int = 3) -> dict[str, dict[str, float]]:
-    """Capture rate (with its Wilson interval), mean time to capture and restricted mean
-    time (s) of each scripted team on the same ``episodes`` seeded episodes."""
-    from agents.team import play_team_episodes
-    from steer_env.tasks.team_pursuit import TEAM_PURSUIT
-
-    cfg = TEAM_PURSUIT.config()
-    horizon = cfg.time_limit * cfg.dt
-    teams = {
-        f"reynolds x{n_pursuers}": ("reynolds", n_pursuers),
-        f"cooperative x{n_pursuers}": ("cooperative", n_pursuers),
-        "reynolds x1": ("reynolds", 1),
-    }
-    out = {}
-    for name, (strategy, size) in teams.items():
-        played = play_team_episodes(strategy, "flow", episodes, seed, {"n_pursuers": size})
-        caught = played.captured
-        times = np.where(caught, played.capture_step * cfg.dt, horizon)
-        rate = stats.wilson_interval(int(caught.sum()), episodes)
-        out[name] = {
-            "captures": int(caught.sum()),
-            "episodes": episodes,
-            "rate": rate.mean,
-            "lo": rate.lo,
-            "hi": rate.hi,
-            "mean_time": stats.event_mean(times, caught),
-            "restricted_mean_time": stats.restricted_mean(times, caught, horizon),
-        }
-    return out
-
-
-def targets(results: dict[str, dict[str, float]]) -> list[tuple[str, bool]]:
-    """The calibration targets, each with whether ``results`` meets it (on the point estimates;
-    the cooperative team must beat the Reynolds team with disjoint intervals)."""
-    team, coop, lone = list(results.values())
-    names = list(results)
-    return [
-        (f"{names[0]} captures at most {REYNOLDS_TEAM_MAX:.0%}", team["rate"] <= REYNOLDS_TEAM_MAX),
-        (f"{names[2]} captures at most {LONE_PURSUER_MAX:.0%}", lone["rate"] <= LONE_PURSUER_MAX),
-        (f"{names[1]} captures clearly more than {names[0]}", coop["lo"] > team["hi"]),
-    ]
-
-
-def format_table(results: dict[str, dict[str, float]]) -> str:
-    lines = [
-        f"{'team':<16} {'capture rate [95% Wilson]':>27} {'mean time to capture':>21} "
-        f"{'restricted mean':>16}"
-    ]
-    for name, r in results.items():
-        rate = f"{100 * r['rate']:.1f}% [{100 * r['lo']:.1f}, {100 * r['hi']:.1f}]"
-        mean = "-" if np.isnan(r["mean_time"]) else f"{r['mean_time']:.2f} s"
-        lines.append(f"{name:<16} {rate:>27} {mean:>21} {r['restricted_mean_time']:>14.2f} s")
-    return "\n".join(lines)
-
-
-def build_parser() -> argparse.ArgumentParser:
-    p = OneLineParser(
-        prog=PROG,
-        description="Capture rates (Wilson 95%% intervals) and times of the team pursuit "
-        "task's scripted teams against the flow evader, on paired seeded episodes.",
-    )
-    p.add_argument(
-        "--episodes",
-        type=cli.int_in(1, MAX_EPISODES),
-        default=DEFAULT_EPISODES,
-        help=f"paired episodes per team, run as one batch (default {DEFAULT_EPISODES})",
-    )
-    cli.add_seed(p, DEFAULT_SEED, "episode k uses seed SEED + k")
-    p.add_argument(
-        "--pursuers",
-        type=cli.int_in(1, 16),
-        default=3,
-        help="pursuers of the Reynolds and cooperative teams (default 3)",
-    )
-    p.add_argument(
-        "--check",
-        action="store_true",
-        help="exit with status 1 when one of issue 10's targets is not met",
-    )
-    return p
-
-
-def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
-    if args.seed + args.episodes - 1 > cli.SEED_MAX:
-        return cli.fail(PROG, f"--seed + --episodes - 1 must be at most {cli.SEED_MAX}", status=2)
-    try:
-        t0 = time.perf_counter()
-        results = measure(args.episodes, args.seed, args.pursuers)
-    except KeyboardInterrupt:
-        print(f"{PROG}: interrupted", file=sys.stderr)
-        return 130
-    print(
-        f"{args.episodes} paired episodes, seeds {args.seed}..{args.seed + args.episodes - 1} "
-        f"({time.perf_counter() - t0:.1f} s)"
-    )
-    print(format_table(results))
-    checks = targets(results)
-    for text, ok in checks:
-        print(f"{'met    ' if ok else 'MISSED '} {text}")
-    if args.check and not all(ok for _, ok in checks):
-        return 1
-    return 0
-
+__getattr__ = forward_moved_names("agents.team_calibration", "agents.evaluation.team_calibration")
 
 if __name__ == "__main__":
+    from agents.evaluation.team_calibration import main
+
     sys.exit(main())

@@ -22,7 +22,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from agents.stats import paired_proportion_difference, wilson_interval
+from agents.evaluation.stats import paired_proportion_difference, wilson_interval
 from steer_env.engine.batch import Batch
 from steer_env.engine.strategy import Behavior, Strategy
 from steer_env.envs import streams

@@ -48,7 +48,7 @@ def bench_rllib_sampling(
     turn) so that load on a shared machine hits them alike."""
     from ray.rllib.env.single_agent_env_runner import SingleAgentEnvRunner
 
-    from agents.rllib_training import build_config
+    from agents.rllib.config import build_config
 
     n = num_envs * steps
     runners = {}
@@ -87,12 +87,13 @@ def bench_rllib_ppo(num_envs: int, iterations: int, repeats: int) -> Row:
     """timesteps/s of RLlib PPO as ``train.py --framework rllib`` runs it (local Ray, one
     env runner of ``num_envs`` native envs, learner in the driver): ``iterations``
     ``train()`` calls per repeat after one warm-up iteration."""
-    from agents.rllib_training import use_loopback_only
+    from agents.rllib.cluster import use_loopback_only
 
     use_loopback_only()  # a local Ray on 127.0.0.1 only
     import ray
 
-    from agents.rllib_training import HYPERPARAMS, build_config
+    from agents.rllib.config import build_config
+    from agents.training.defaults import RLLIB_PPO
 
     ray.init(num_cpus=2, include_dashboard=False, logging_level="ERROR", log_to_driver=False)
     try:
@@ -109,7 +110,7 @@ def bench_rllib_ppo(num_envs: int, iterations: int, repeats: int) -> Row:
     finally:
         ray.shutdown()
     hp = ", ".join(
-        f"{k}={HYPERPARAMS[k]}" for k in ("rollout_fragment_length", "minibatch_size", "num_epochs")
+        f"{k}={RLLIB_PPO[k]}" for k in ("rollout_fragment_length", "minibatch_size", "num_epochs")
     )
     return Row(
         "rllib",

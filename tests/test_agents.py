@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 
 import steer_env  # noqa: F401
-from agents import policies, stats
-from agents.compare import play_episodes
-from agents.policies import PolicyLoadError, UsageError, load_policy
-from agents.scripted import ScriptedPolicy
+from agents.evaluation import policies, stats
+from agents.evaluation.compare import play_episodes
+from agents.evaluation.policies import PolicyLoadError, UsageError, load_policy
+from agents.evaluation.scripted import ScriptedPolicy
 
 PURSUIT, EVASION = "steer_env/Pursuit-v0", "steer_env/Evasion-v0"
 N_CAL = 400
@@ -164,7 +164,7 @@ def test_resolve_env_id():
 def _tiny_model(env_id, path, metadata=True, **env_kwargs):
     from stable_baselines3 import PPO
 
-    from agents.training import save_model_atomic
+    from agents.training.sb3 import save_model_atomic
     from steer_env.envs.sb3 import make_sb3_vec_env
 
     venv = make_sb3_vec_env(env_id, n_envs=1, seed=0, **env_kwargs)

@@ -13,9 +13,9 @@ import numpy as np
 import pytest
 
 import steer_env  # noqa: F401
-from agents import compare, stats
-from agents.compare import EpisodeResults, play_episodes, summarize
-from agents.scripted import ScriptedPolicy
+from agents.evaluation import compare, stats
+from agents.evaluation.compare import EpisodeResults, play_episodes, summarize
+from agents.evaluation.scripted import ScriptedPolicy
 
 ROOT = Path(__file__).resolve().parents[1]
 PURSUIT, EVASION = "steer_env/Pursuit-v0", "steer_env/Evasion-v0"
@@ -80,7 +80,7 @@ def test_episodes_are_paired_by_seed(monkeypatch):
 
 
 def test_run_comparison_writes_files(tmp_path):
-    from agents.policies import load_policy
+    from agents.evaluation.policies import load_policy
 
     pol = load_policy(None, EVASION)  # the shipped evasion model
     s = compare.run_comparison(EVASION, pol, episodes=12, seed=7, out=tmp_path)

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import steer_env  # noqa: F401
-from agents import scripted
+from agents.evaluation import scripted
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -228,7 +228,7 @@ def test_cli_user_mistakes_give_one_line_errors(args, tmp_path):
 
 def test_cli_creates_missing_output_folders(tmp_path):
     """As ``python -m agents.render --out`` does: missing folders of --out are made."""
-    from agents import render
+    from agents.evaluation import render
 
     out = tmp_path / "nope" / "deeper" / "a.gif"
     assert gallery.main(["seek", "--steps", "2", "--out", str(out)]) == 0

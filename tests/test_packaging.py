@@ -49,9 +49,9 @@ def test_single_env_render_collection():
 def test_run_folders_spell_the_env_as_every_command_does():
     """``train.py`` and ``python -m agents.compare`` name their folders by the task's short
     name (``pursuit``), whether the user typed the short name or the full id."""
-    from agents.compare import env_arg
-    from agents.policies import env_tag
-    from agents.run_options import run_name
+    from agents.evaluation.compare import env_arg
+    from agents.evaluation.policies import env_tag
+    from agents.training.options import run_name
 
     expected = {
         "pursuit": "pursuit",

@@ -9,7 +9,7 @@ import imageio.v3 as iio
 import numpy as np
 import pytest
 
-from agents.render import render_gif
+from agents.evaluation.render import render_gif
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -110,8 +110,8 @@ def test_render_cli_refuses_unknown_extensions(tmp_path, name):
 def test_render_cli_mp4_without_ffmpeg_plugin_names_the_extra(tmp_path):
     # a real process in which imageio's ffmpeg plugin cannot be imported
     code = (
-        "import sys; sys.modules['imageio_ffmpeg'] = None; from agents.render import main; "
-        "sys.exit(main(sys.argv[1:]))"
+        "import sys; sys.modules['imageio_ffmpeg'] = None; "
+        "from agents.evaluation.render import main; sys.exit(main(sys.argv[1:]))"
     )
     env = {**os.environ, "SDL_VIDEODRIVER": "dummy", "SDL_AUDIODRIVER": "dummy"}
     r = subprocess.run(

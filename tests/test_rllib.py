@@ -33,8 +33,8 @@ pytest.importorskip("ray.rllib")
 
 from ray.cluster_utils import Cluster  # noqa: E402
 
-from agents import rllib_env  # noqa: E402
-from agents.rllib_training import build_config  # noqa: E402
+from agents.rllib import env as rllib_env  # noqa: E402
+from agents.rllib.config import build_config  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 #: Small runs: 2 runners x 16 envs x 32 steps = 1,024 timesteps per iteration.

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from agents.policies import PolicyLoadError, read_model_metadata
+from agents.evaluation.policies import PolicyLoadError, read_model_metadata
 
 ROOT = Path(__file__).resolve().parents[1]
 HAVE_RAY = importlib.util.find_spec("ray") is not None
@@ -116,14 +116,13 @@ def test_existing_run_folder_is_the_same_error_in_both_frameworks(tmp_path):
     # An empty folder of that name is used as it is (both frameworks' option resolution
     # accept it; nothing is trained here).
     import train
-    from agents import rllib_training
+    from agents.rllib import training as rllib_training
+    from agents.training import sb3
 
     argv = ["--out", str(tmp_path), "--name", "empty", "--timesteps", "64"]
-    _, paths, _ = rllib_training.resolve_options(
-        train.build_parser().parse_args([*argv, "--framework", "rllib"])
-    )
+    _, paths, _ = rllib_training.resolve_options(*train.parse([*argv, "--framework", "rllib"]))
     assert paths.root == tmp_path / "empty"
-    _, paths, _ = train.resolve_options(train.build_parser().parse_args(argv))
+    _, paths, _ = sb3.resolve_options(*train.parse(argv), train.PROG)
     assert paths.root == tmp_path / "empty"
 
 

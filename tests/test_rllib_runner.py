@@ -36,9 +36,10 @@ torch = pytest.importorskip("torch")
 from gymnasium.vector import VectorWrapper  # noqa: E402
 from ray.rllib.env.single_agent_env_runner import SingleAgentEnvRunner  # noqa: E402
 
-from agents import rllib_env  # noqa: E402
-from agents.rllib_runner import NativeVectorEnvRunner  # noqa: E402
-from agents.rllib_training import WORKER_ENV, build_config  # noqa: E402
+from agents.rllib import env as rllib_env  # noqa: E402
+from agents.rllib.cluster import WORKER_ENV  # noqa: E402
+from agents.rllib.config import build_config  # noqa: E402
+from agents.rllib.runner import NativeVectorEnvRunner  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 #: Evasion-v0: the scripted pursuers catch a random evader at all sorts of times, so the

@@ -32,11 +32,12 @@ pytest.importorskip("pettingzoo")
 
 from ray.cluster_utils import Cluster  # noqa: E402
 
-from agents import rllib_env, rllib_team_env  # noqa: E402
-from agents.policies import PolicyLoadError, load_policy  # noqa: E402
-from agents.rllib_policy import load_rllib_policy  # noqa: E402
-from agents.rllib_team import build_config  # noqa: E402
-from agents.rllib_training import WORKER_ENV  # noqa: E402
+from agents.evaluation.policies import PolicyLoadError, load_policy  # noqa: E402
+from agents.rllib import env as rllib_env  # noqa: E402
+from agents.rllib import team_env as rllib_team_env  # noqa: E402
+from agents.rllib.cluster import WORKER_ENV  # noqa: E402
+from agents.rllib.policy import load_rllib_policy  # noqa: E402
+from agents.rllib.team import build_config  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 PURSUERS = ["pursuer_0", "pursuer_1", "pursuer_2"]

@@ -1,4 +1,5 @@
-"""agents.run_options: the option and resume rules both frameworks of train.py share."""
+"""agents.training.options: the option and resume rules both frameworks of train.py share,
+with train.py's Args as the one place of the defaults."""
 
 import argparse
 import json
@@ -6,8 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from agents import run_options
-from agents.policies import UsageError
+import train
+from agents.evaluation.policies import UsageError
+from agents.training import options as run_options
+from agents.training.run import resume_command
 
 
 def args(out: Path, **given: object) -> argparse.Namespace:
@@ -24,20 +27,18 @@ def saved_run(out: Path, name: str, options: dict) -> Path:
 
 def test_resume_command_names_the_run_and_a_non_default_out():
     opts = {"name": "r1", "out": "runs"}
-    assert run_options.resume_command(opts, 1000) == (
-        "python train.py --resume --name r1 --timesteps 1000"
-    )
-    assert run_options.resume_command({**opts, "out": "/tmp/x"}, 5) == (
+    assert resume_command(opts, 1000) == ("python train.py --resume --name r1 --timesteps 1000")
+    assert resume_command({**opts, "out": "/tmp/x"}, 5) == (
         "python train.py --resume --name r1 --out /tmp/x --timesteps 5"
     )
 
 
 def test_new_run_defaults_and_frequencies():
-    opts = run_options.new_run_options({}, 1000)
+    opts = run_options.new_run_options(train.Args(), 1000)
     assert opts["eval_freq"] == opts["checkpoint_freq"] == 100
     assert opts["threads"] == 1 and opts["eval_episodes"] == 500 and opts["gif"] is True
-    assert run_options.new_run_options({}, 5)["eval_freq"] == 1
-    given = run_options.new_run_options({"eval_freq": 7, "gif": False}, 1000)
+    assert run_options.new_run_options(train.Args(), 5)["eval_freq"] == 1
+    given = run_options.new_run_options(train.Args(eval_freq=7, gif=False), 1000)
     assert given["eval_freq"] == 7 and given["gif"] is False
 
 

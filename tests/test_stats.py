@@ -6,7 +6,7 @@ import math
 import numpy as np
 import pytest
 
-from agents import stats
+from agents.evaluation import stats
 
 T975_DF3 = 3.182446305284263  # Student t quantile, 0.975, 3 degrees of freedom
 

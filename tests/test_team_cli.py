@@ -13,8 +13,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from agents.policies import PolicyLoadError
-from agents.team import load_team_policy, play_team_episodes, run_team_comparison
+from agents.evaluation.policies import PolicyLoadError
+from agents.evaluation.team import load_team_policy, play_team_episodes, run_team_comparison
 
 ROOT = Path(__file__).resolve().parents[1]
 SMALL = ["--n-envs", "2", "--episodes", "20", "--periodic-eval-episodes", "4", "--no-progress"]
@@ -125,7 +125,7 @@ def test_train_evaders_against_the_frozen_learned_team(pursuer_run, tmp_path):
 def test_compare_and_render_the_team_task(pursuer_run, tmp_path, capsys):
     # In process (the commands' main()), to keep the suite fast; the subprocess path of the
     # same code runs in the training fixture above.
-    from agents import compare, render
+    from agents.evaluation import compare, render
 
     _, run, _ = pursuer_run
     rc = compare.main(
@@ -167,7 +167,7 @@ def test_train_rejects_team_options_for_a_single_agent_task():
 def test_team_command_errors_are_one_line(command, args, text, capsys):
     import importlib
 
-    main = importlib.import_module(f"agents.{command}").main
+    main = importlib.import_module(f"agents.evaluation.{command}").main
     rc = main(args)
     err = capsys.readouterr().err
     assert rc != 0
@@ -176,7 +176,7 @@ def test_team_command_errors_are_one_line(command, args, text, capsys):
 
 
 def test_a_single_agent_model_is_not_a_team_policy():
-    from agents.policies import default_model_path
+    from agents.evaluation.policies import default_model_path
 
     with pytest.raises(PolicyLoadError, match="not team_pursuit"):
         load_team_policy(default_model_path("steer_env/Pursuit-v0"))
@@ -195,8 +195,8 @@ def test_scripted_cross_play_is_paired_and_deterministic():
 
 
 def test_the_shipped_team_model_is_the_default_and_beats_the_scripted_teams(tmp_path, capsys):
-    from agents import compare
-    from agents.team import default_model_path
+    from agents.evaluation import compare
+    from agents.evaluation.team import default_model_path
 
     policy = load_team_policy(default_model_path("pursuer"))
     assert policy.role == "pursuer"
@@ -215,8 +215,8 @@ def test_league_reuses_finished_rounds_and_plays_every_team_against_every_evader
     # stopped; here every round is "finished" with the shipped models, so nothing trains.
     import shutil
 
-    from agents import team_league
-    from agents.policies import models_dir
+    from agents.evaluation import team_league
+    from agents.evaluation.policies import models_dir
 
     for name, model in (
         ("e0", "team_pursuit_evader_ppo.zip"),

@@ -17,7 +17,7 @@ pytest.importorskip("pettingzoo")
 
 from pettingzoo.test import api_test, max_cycles_test, parallel_api_test, parallel_seed_test
 
-from agents import team_calibration
+from agents.evaluation import team_calibration
 from steer_env.engine.batch import Batch
 from steer_env.envs import streams, team_pursuit_v0
 from steer_env.tasks import TASKS, TEAM_TASKS
@@ -243,7 +243,7 @@ def _rates(episodes: int, seed: int = 1_000_000) -> dict:
     return team_calibration.measure(episodes, seed)
 
 
-def test_calibration_targets_of_issue_10():
+def test_scripted_teams_meet_the_calibration_targets():
     # 1,000 paired episodes per team (one batch each, ~1 s per team once compiled). The
     # targets hold with 95% confidence, not just on the point estimates: the Wilson upper
     # bounds are within them, and the cooperative team's interval lies above the Reynolds
@@ -259,7 +259,7 @@ def test_calibration_targets_of_issue_10():
 
 
 def test_scripted_play_is_paired_and_deterministic():
-    from agents.team import play_team_episodes
+    from agents.evaluation.team import play_team_episodes
 
     a = play_team_episodes("reynolds", "flow", 64, 5)
     np.testing.assert_array_equal(

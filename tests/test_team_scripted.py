@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agents.scripted import ScriptedPolicy
+from agents.evaluation.scripted import ScriptedPolicy
 from steer_env.envs import team_pursuit_v0
 from steer_env.envs.sb3 import make_team_sb3_vec_env
 from steer_env.tasks import TEAM_TASKS

@@ -11,8 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from agents.policies import load_policy
-from agents.training import RunPaths, latest_checkpoint, model_timesteps
+from agents.evaluation.policies import load_policy
+from agents.training.run import RunPaths
+from agents.training.sb3 import latest_checkpoint, model_timesteps
 
 ROOT = Path(__file__).resolve().parents[1]
 TRAIN = str(ROOT / "train.py")
@@ -279,7 +280,7 @@ def test_session_seed_is_always_valid_for_numpy_sb3_and_torch():
     from hypothesis import given
     from hypothesis import strategies as st
 
-    from agents.training import SESSION_SEED_BASE, session_seed
+    from agents.training.run import SESSION_SEED_BASE, session_seed
 
     # the case: the old formula gave 4,296,789,701 > 2**32 - 1
     s = session_seed(7, 466_944)

@@ -34,7 +34,7 @@ nearest first), and the pursuers take the free bearings nearest to where they al
 instead of crossing each other (:func:`steer_env.engine.step.spread_rank`).
 
 The engine compiles the table (:func:`encode`) and runs it for the scripted vehicles of
-every environment; the classic baselines in :mod:`agents.scripted` run the very same
+every environment; the classic baselines in :mod:`agents.evaluation.scripted` run the very same
 strategies from their observations.
 """
 

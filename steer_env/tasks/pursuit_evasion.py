@@ -10,7 +10,7 @@ truncated running sum, all parameters from the task config:
 * **naive pursuer**: wall avoidance, then seek the nearest evader's current position.
 
 The envs' scripted opponents run these strategies, and so do the baselines of
-:mod:`agents.scripted` (from their observations): one definition for both.
+:mod:`agents.evaluation.scripted` (from their observations): one definition for both.
 """
 
 from __future__ import annotations

@@ -34,7 +34,7 @@ parameter from the config):
   ``close_range``; pursuit within it (prioritized). ``n`` is the pursuers in the game and
   ``rank`` a pursuer's place in their bearing order around the evader (see
   :func:`cooperative_pursuer`), both read from what the pursuer observes, so the team also
-  plays from observations (:class:`agents.scripted.ScriptedPolicy`).
+  plays from observations (:class:`agents.evaluation.scripted.ScriptedPolicy`).
 
 Calibration (:func:`calibration`, ``python -m agents.team_calibration``): over
 1,000 paired episodes (seeds 1,000,000 onwards, default settings) the Reynolds team

@@ -1,0 +1,15 @@
+"""Baselines and evaluation: the scripted agents, policies by name, model loading, and the
+comparison and rendering tools.
+
+* :mod:`~agents.evaluation.policy_base` -- task ids, the one-line errors, ``LearnedPolicy``.
+* :mod:`~agents.evaluation.policies` -- :func:`~agents.evaluation.policies.load_policy`
+  (validating loader of SB3 zips and RLlib checkpoints), ``make_policy`` (any agent by name).
+* :mod:`~agents.evaluation.scripted` -- the scripted baselines (SB3 ``predict``).
+* :mod:`~agents.evaluation.stats` -- Wilson intervals, paired differences, survival curves.
+* :mod:`~agents.evaluation.results` -- episode results, JSON and CSV written atomically.
+* :mod:`~agents.evaluation.frames` -- captions, side-by-side panels, the animation writer.
+* :mod:`~agents.evaluation.compare` / :mod:`~agents.evaluation.render` -- ``python -m
+  agents.compare`` and ``python -m agents.render``; :mod:`~agents.evaluation.team` is their
+  team-task counterpart, with :mod:`~agents.evaluation.team_calibration` and
+  :mod:`~agents.evaluation.team_league`.
+"""

@@ -1,0 +1,535 @@
+"""Compare a learned agent with the scripted agents of its role on paired, seeded episodes.
+
+    python -m agents.compare                                  # shipped pursuit model
+    python -m agents.compare --env evasion                    # shipped evasion model
+    python -m agents.compare --model runs/x/model.zip --episodes 500 --seed 1000000
+
+Every agent plays the same ``n`` episodes: episode ``k`` starts from seed ``seed + k``
+(one native vector env with ``num_envs = n``, ``reset(seed=seed)``; each env's first
+episode is recorded). Agents: the learned one and, for the pursuer, the classic and the
+naive scripted pursuers; for the evader, the classic scripted evader.
+
+Reported per agent (``H`` = the time limit, 10 s by default):
+
+* success rate (pursuer: capture; evader: no capture by ``H``) with its 95% Wilson interval;
+* time to capture (pursuer) or survival time (evader), in seconds: the *restricted mean*
+  ``mean(min(T, H))`` with uncaptured episodes counted as ``H``; the mean among captured
+  episodes only; the Kaplan-Meier median (``> H`` when fewer than half are captured);
+* paired differences learned - scripted over the same episodes: success (in percentage
+  points) with Newcombe's 95% interval for paired proportions
+  (:func:`agents.evaluation.stats.paired_proportion_difference`), and restricted mean time
+  with the 95% paired t interval (:func:`agents.evaluation.stats.paired_difference`).
+
+Writes ``comparison.csv`` (one row per agent), ``episodes.csv`` (one row per agent and
+episode), ``comparison.json`` (everything, with the goal check) and ``survival.png``
+(fraction of episodes without a capture vs time, per agent) to ``--out``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import math
+import sys
+import time
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from agents.evaluation import stats
+from agents.evaluation.policies import (
+    ENV_SHORT,
+    ROLE,
+    SCRIPTED_FOR_ENV,
+    LearnedPolicy,
+    PolicyLoadError,
+    UsageError,
+    agent_label,
+    default_model_path,
+    env_arg,
+    env_tag,
+    inference_device,
+    load_policy,
+    make_scripted,
+    read_model_metadata,
+)
+from agents.evaluation.results import EpisodeResults as EpisodeResults
+from agents.evaluation.results import atomic_write_bytes as atomic_write_bytes
+from agents.evaluation.results import atomic_write_json as atomic_write_json
+from agents.evaluation.results import csv_bytes, format_interval
+from steer_env import cli
+from steer_env.cli import OneLineParser, positive_int
+from steer_env.tasks import get_task
+
+#: Default first episode seed: far from the seeds training uses (``seed .. seed + n_envs``).
+DEFAULT_SEED = 1_000_000
+DEFAULT_EPISODES = 500
+
+
+#: Episodes simulated at once (more run in consecutive batches with the same seeding).
+MAX_BATCH = 4096
+
+
+def play_episodes(
+    env_id: str, policy_fn: Any, episodes: int, seed: int, env_kwargs: dict[str, Any] | None = None
+) -> EpisodeResults:
+    """Play episode ``k = 0..episodes-1`` from seed ``seed + k`` with the policy
+    ``policy_fn(vector_env, seed)`` (deterministic actions): a native vector env with one env
+    per episode, ``reset(seed=seed)`` (env ``i`` starts from ``seed + i``), each env recorded
+    up to the end of its first episode. Batches of more than :data:`MAX_BATCH` episodes pass
+    their own first seed, so a policy keyed by ``seed + i`` plays episode ``k`` alike in any
+    batch."""
+    if episodes > MAX_BATCH:
+        parts = [
+            play_episodes(env_id, policy_fn, min(MAX_BATCH, episodes - k), seed + k, env_kwargs)
+            for k in range(0, episodes, MAX_BATCH)
+        ]
+        return EpisodeResults(
+            *(
+                np.concatenate([getattr(r, f) for r in parts])
+                for f in ("success", "captured", "capture_step", "length")
+            )
+        )
+    import gymnasium as gym
+
+    import steer_env  # noqa: F401
+
+    env = gym.make_vec(
+        env_id, num_envs=episodes, vectorization_mode="vector_entry_point", **(env_kwargs or {})
+    )
+    try:
+        policy = policy_fn(env, seed)
+        obs, _ = env.reset(seed=seed)
+        n = episodes
+        done = np.zeros(n, dtype=bool)
+        success = np.zeros(n, dtype=bool)
+        capture_step = np.full(n, -1, dtype=np.int64)
+        length = np.zeros(n, dtype=np.int64)
+        limit = env.unwrapped.config.time_limit
+        for _ in range(limit + 1):
+            action, _ = policy.predict(obs, deterministic=True)
+            obs, _, terminated, truncated, info = env.step(action)
+            length[~done] += 1
+            ended = (terminated | truncated) & ~done
+            if ended.any():
+                success[ended] = np.asarray(info["is_success"])[ended]
+                capture_step[ended] = np.asarray(info["capture_step"])[ended]
+                done |= ended
+            if done.all():
+                break
+        if not done.all():  # cannot happen: every episode ends by the time limit
+            raise RuntimeError("some episodes did not end within the time limit")
+    finally:
+        env.close()
+    return EpisodeResults(success, capture_step >= 0, capture_step, length)
+
+
+def summarize(
+    results: dict[str, EpisodeResults],
+    env_id: str,
+    dt: float,
+    time_limit: int,
+    labels: dict[str, str] | None = None,
+) -> dict[str, Any]:
+    """Per-agent statistics and paired differences (learned - each scripted agent)."""
+    horizon = time_limit * dt
+    labels = labels or {}
+    agents: dict[str, Any] = {}
+    times: dict[str, np.ndarray] = {}
+    for name, r in results.items():
+        n = int(r.success.size)
+        t = np.where(r.captured, r.capture_step * dt, horizon)
+        times[name] = stats.restricted_times(t, r.captured, horizon)
+        rate = stats.wilson_interval(int(r.success.sum()), n)
+        median = stats.survival_median(t, r.captured, horizon)
+        agents[name] = {
+            "label": labels.get(name, name),
+            "episodes": n,
+            "successes": int(r.success.sum()),
+            "success_rate": rate.mean,
+            "success_ci95": [rate.lo, rate.hi],
+            "captures": int(r.captured.sum()),
+            "restricted_mean_time_s": float(times[name].mean()),
+            "mean_time_captured_s": stats.event_mean(t, r.captured),
+            "median_time_s": median,  # inf: more than half not captured by the horizon
+        }
+    paired: dict[str, Any] = {}
+    if "learned" in results:
+        for name in results:
+            if name == "learned":
+                continue
+            s = stats.paired_proportion_difference(
+                results["learned"].success.astype(float), results[name].success.astype(float)
+            )
+            d = stats.paired_difference(times["learned"], times[name])
+            paired[name] = {
+                "success_diff": s.mean,
+                "success_diff_ci95": [s.lo, s.hi],
+                "time_diff_s": d.mean,
+                "time_diff_ci95_s": [d.lo, d.hi],
+            }
+    goal: dict[str, Any] = {}
+    if "classic" in paired:
+        p = paired["classic"]
+        better_success = bool(p["success_diff_ci95"][0] > 0)
+        if get_task(env_id).success == "capture":
+            faster = bool(p["time_diff_ci95_s"][1] < 0)
+            goal = {
+                "criterion": "learned - classic: success CI above 0 and restricted mean time to "
+                "capture CI below 0",
+                "success_better": better_success,
+                "time_shorter": faster,
+                "met": better_success and faster,
+            }
+        else:
+            goal = {
+                "criterion": "learned - classic: survival-rate CI above 0",
+                "success_better": better_success,
+                "met": better_success,
+            }
+    return {
+        "env_id": env_id,
+        "role": ROLE[env_id],
+        "success_means": "capture"
+        if get_task(env_id).success == "capture"
+        else "no capture by the time limit",
+        "time_means": "time to capture"
+        if get_task(env_id).success == "capture"
+        else "survival time",
+        "horizon_s": horizon,
+        "dt_s": dt,
+        "episodes": int(next(iter(results.values())).success.size),
+        "censoring": (
+            "episodes without capture count as the time limit in restricted means and paired "
+            "time differences; mean_time_captured_s averages captured episodes only; "
+            "median_time_s is the Kaplan-Meier median (inf: fewer than half captured)"
+        ),
+        "ci_methods": {
+            "success_rate": "Wilson score 95%",
+            "paired_success_difference": "Newcombe's hybrid score 95% for paired proportions "
+            "(method 10)",
+            "paired_time_difference": "paired t 95% on per-episode differences (learned - other)",
+        },
+        "agents": agents,
+        "paired_vs_learned": paired,
+        "goal": goal,
+    }
+
+
+def format_table(summary: dict[str, Any]) -> str:
+    """Markdown tables of a :func:`summarize` result."""
+    pursuer = summary["role"] == "pursuer"
+    horizon = summary["horizon_s"]
+    what = "capture" if pursuer else "survival"
+    tname = "time to capture" if pursuer else "survival time"
+    lines = [
+        f"{summary['env_id']}: {summary['episodes']} paired episodes, time limit {horizon:g} s",
+        "",
+        f"| agent | {what} rate [95% CI] | mean {tname} (s)* | mean among captured (s) "
+        f"| median {tname} (s) |",
+        "|---|---|---|---|---|",
+    ]
+    for a in summary["agents"].values():
+        rate = stats.Interval(a["success_rate"], *a["success_ci95"])
+        med = a["median_time_s"]
+        med_s = f"> {horizon:g}" if math.isinf(med) else f"{med:.1f}"
+        cap = a["mean_time_captured_s"]
+        cap_s = "-" if math.isnan(cap) else f"{cap:.2f}"
+        lines.append(
+            f"| {a['label']} | {format_interval(rate, 100)}% | {a['restricted_mean_time_s']:.2f} "
+            f"| {cap_s} | {med_s} |"
+        )
+    if summary["paired_vs_learned"]:
+        lines += [
+            "",
+            f"| learned - other (same episodes) | {what} rate, points [95% CI] "
+            f"| mean {tname}, s [95% CI] |",
+            "|---|---|---|",
+        ]
+        for name, p in summary["paired_vs_learned"].items():
+            s = stats.Interval(p["success_diff"], *p["success_diff_ci95"])
+            d = stats.Interval(p["time_diff_s"], *p["time_diff_ci95_s"])
+            lines.append(
+                f"| vs {summary['agents'][name]['label']} | {format_interval(s, 100, sign=True)} "
+                f"| {format_interval(d, digits=2, sign=True)} |"
+            )
+    lines += [
+        "",
+        f"* restricted mean: episodes without a capture count as the time limit ({horizon:g} s).",
+    ]
+    if summary.get("goal"):
+        lines.append(
+            f"Goal ({summary['goal']['criterion']}): "
+            f"{'met' if summary['goal']['met'] else 'NOT met'}."
+        )
+    return "\n".join(lines)
+
+
+# ------------------------------------------------------------------ atomic file writing
+# One implementation for the whole project (steer_env/cli.py); re-exported here.
+temp_path = cli.temp_path
+
+
+def plot_survival(results: dict[str, EpisodeResults], summary: dict[str, Any], path: Path) -> None:
+    """Survival curves (Kaplan-Meier; here the fraction of episodes without a capture by
+    time ``t``) for every agent, saved as a PNG."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    dt, horizon = summary["dt_s"], summary["horizon_s"]
+    fig, ax = plt.subplots(figsize=(6.4, 4.2), dpi=110)
+    for name, r in results.items():
+        t = np.where(r.captured, r.capture_step * dt, horizon)
+        grid, surv = stats.survival_curve(t, r.captured, horizon)
+        a = summary["agents"][name]
+        ax.step(
+            grid,
+            surv,
+            where="post",
+            lw=2 if name == "learned" else 1.5,
+            label=f"{a['label']} ({100 * a['success_rate']:.0f}% "
+            f"{'captured' if summary['role'] == 'pursuer' else 'survived'})",
+        )
+    ax.set_xlim(0, horizon)
+    ax.set_ylim(0, 1.02)
+    ax.set_xlabel("time (s)")
+    if summary["role"] == "pursuer":
+        ax.set_ylabel("fraction of evaders still free")
+        ax.set_title(f"Pursuit: {summary['episodes']} paired episodes")
+    else:
+        ax.set_ylabel("fraction of episodes the evader survives")
+        ax.set_title(f"Evasion: {summary['episodes']} paired episodes")
+    ax.grid(alpha=0.3)
+    ax.legend(loc="best", fontsize=8)
+    fig.tight_layout()
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png")
+    plt.close(fig)
+    atomic_write_bytes(path, buf.getvalue())
+
+
+def write_outputs(
+    results: dict[str, EpisodeResults],
+    summary: dict[str, Any],
+    out: Path,
+    seed: int,
+    extra: dict[str, Any] | None = None,
+) -> dict[str, Path]:
+    """Write comparison.csv, episodes.csv, comparison.json and survival.png into ``out``."""
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    rows = []
+    for name, a in summary["agents"].items():
+        p = summary["paired_vs_learned"].get(name, {})
+        rows.append(
+            {
+                "agent": name,
+                "label": a["label"],
+                "episodes": a["episodes"],
+                "successes": a["successes"],
+                "success_rate": a["success_rate"],
+                "success_ci95_lo": a["success_ci95"][0],
+                "success_ci95_hi": a["success_ci95"][1],
+                "restricted_mean_time_s": a["restricted_mean_time_s"],
+                "mean_time_captured_s": a["mean_time_captured_s"],
+                "median_time_s": a["median_time_s"],
+                "learned_minus_this_success": p.get("success_diff", ""),
+                "success_diff_ci95_lo": p.get("success_diff_ci95", ["", ""])[0],
+                "success_diff_ci95_hi": p.get("success_diff_ci95", ["", ""])[1],
+                "learned_minus_this_time_s": p.get("time_diff_s", ""),
+                "time_diff_ci95_lo_s": p.get("time_diff_ci95_s", ["", ""])[0],
+                "time_diff_ci95_hi_s": p.get("time_diff_ci95_s", ["", ""])[1],
+            }
+        )
+    ep_rows = []
+    dt = summary["dt_s"]
+    for name, r in results.items():
+        for k in range(r.success.size):
+            ep_rows.append(
+                {
+                    "agent": name,
+                    "episode": k,
+                    "seed": seed + k,
+                    "success": int(r.success[k]),
+                    "captured": int(r.captured[k]),
+                    "capture_step": int(r.capture_step[k]),
+                    "time_s": round(float(r.capture_step[k] * dt), 6) if r.captured[k] else "",
+                }
+            )
+    paths = {
+        "csv": out / "comparison.csv",
+        "episodes_csv": out / "episodes.csv",
+        "json": out / "comparison.json",
+        "plot": out / "survival.png",
+    }
+    atomic_write_bytes(paths["csv"], csv_bytes(rows))
+    atomic_write_bytes(paths["episodes_csv"], csv_bytes(ep_rows))
+    atomic_write_json(paths["json"], {**summary, "seed": seed, **(extra or {})})
+    plot_survival(results, summary, paths["plot"])
+    return paths
+
+
+def run_comparison(
+    env_id: str,
+    policy: LearnedPolicy | None,
+    episodes: int = DEFAULT_EPISODES,
+    seed: int = DEFAULT_SEED,
+    out: Path | None = None,
+    env_kwargs: dict[str, Any] | None = None,
+    extra: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """Play the learned ``policy`` (if given) and every scripted agent of its role on the
+    same ``episodes`` seeded episodes; return the summary and write files to ``out``."""
+    import gymnasium as gym
+
+    import steer_env  # noqa: F401
+
+    probe = gym.make(env_id, **(env_kwargs or {}))
+    cfg = probe.unwrapped.config
+    probe.close()
+    results: dict[str, EpisodeResults] = {}
+    labels: dict[str, str] = {}
+    if policy is not None:
+        results["learned"] = play_episodes(
+            env_id, lambda env, _seed: policy, episodes, seed, env_kwargs
+        )
+        labels["learned"] = agent_label("learned", env_id, policy)
+    for name in SCRIPTED_FOR_ENV[env_id]:
+        results[name] = play_episodes(
+            env_id,
+            lambda env, batch_seed, name=name: make_scripted(name, env, seed=batch_seed),
+            episodes,
+            seed,
+            env_kwargs,
+        )
+        labels[name] = agent_label(name, env_id)
+    summary = summarize(results, env_id, cfg.dt, cfg.time_limit, labels)
+    if out is not None:
+        summary["files"] = {
+            k: str(v) for k, v in write_outputs(results, summary, Path(out), seed, extra).items()
+        }
+    return summary
+
+
+# ------------------------------------------------------------------ CLI
+PROG = "python -m agents.compare"
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = OneLineParser(
+        prog=PROG,
+        description="Compare a learned agent with the scripted agents of its role on the same "
+        "seeded episodes (success rate with Wilson CI, times, paired differences).",
+    )
+    p.add_argument(
+        "--model",
+        type=Path,
+        default=None,
+        help="SB3 model zip (default: the shipped agents/models/<env>_ppo.zip)",
+    )
+    p.add_argument(
+        "--env",
+        type=env_arg,
+        default=None,
+        help="pursuit, evasion or team_pursuit (default: read from the model; pursuit if no model)",
+    )
+    p.add_argument(
+        "--episodes",
+        type=positive_int,
+        default=DEFAULT_EPISODES,
+        help=f"paired episodes per agent (default {DEFAULT_EPISODES})",
+    )
+    cli.add_seed(p, DEFAULT_SEED, "episode k uses seed SEED + k")
+    p.add_argument(
+        "--out",
+        type=Path,
+        default=None,
+        help="output folder (default runs/compare/<env>__<timestamp>)",
+    )
+    cli.add_device(p, "cpu, fastest for one small network on batched episodes")
+    p.add_argument(
+        "--no-learned",
+        action="store_true",
+        help="compare the scripted agents only (no model needed)",
+    )
+    p.add_argument(
+        "--opponent-model",
+        type=Path,
+        default=None,
+        help="team_pursuit: a model of the other role, so learned plays learned (the "
+        "cross-play table gets a learned row and a learned column)",
+    )
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    prog = PROG
+    try:
+        policy = None
+        env_id = args.env
+        if env_id is None and args.model is not None:
+            meta = read_model_metadata(args.model)
+            env_id = meta.get("env_id") or meta.get("team_task")
+        from agents.evaluation import team
+
+        if team.is_team_env(env_id):
+            return team.compare_main(args, prog)
+        if args.opponent_model is not None:
+            raise UsageError("--opponent-model is for the team task (--env team_pursuit)")
+        if not args.no_learned:
+            if args.model is None:
+                env_id = env_id or "steer_env/Pursuit-v0"
+                model_path = default_model_path(env_id)
+                if not model_path.exists():
+                    raise PolicyLoadError(
+                        f"no shipped model for {env_id} at {model_path}; train one with "
+                        f"`python train.py --env {ENV_SHORT[env_id]}` and pass --model"
+                    )
+            else:
+                model_path = args.model
+                if env_id is None:
+                    env_id = read_model_metadata(model_path).get("env_id")
+            policy = load_policy(model_path, env_id, device=inference_device(args.device))
+            env_id = policy.env_id
+            import torch
+
+            torch.set_num_threads(1)  # small MLP, batched episodes: one thread is fastest
+        env_id = env_id or "steer_env/Pursuit-v0"
+        out = args.out or Path("runs") / "compare" / (
+            f"{env_tag(env_id)}__{datetime.now().strftime('%Y%m%d-%H%M%S')}"
+        )
+        if out.exists() and not out.is_dir():
+            raise UsageError(f"--out {out} exists and is not a folder")
+        t0 = time.perf_counter()
+        summary = run_comparison(
+            env_id,
+            policy,
+            args.episodes,
+            args.seed,
+            out,
+            extra={"model": str(policy.path) if policy else None},
+        )
+        print(format_table(summary))
+        print(
+            f"\n({time.perf_counter() - t0:.1f} s) wrote {out}/comparison.csv, episodes.csv, "
+            "comparison.json, survival.png"
+        )
+    except (PolicyLoadError, UsageError) as exc:
+        return cli.fail(prog, exc, 2 if isinstance(exc, UsageError) else 1)
+    except ImportError as exc:
+        return cli.fail(prog, f'{exc}; install: pip install -e ".[train]"')
+    except OSError as exc:
+        return cli.fail(prog, exc)
+    except KeyboardInterrupt:
+        print(f"{prog}: interrupted", file=sys.stderr)
+        return 130
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,166 @@
+"""Learned evaders against learned teams: alternating best responses, then cross-play.
+
+    python -m agents.team_league --rounds 2 --out runs/league        # ~25 min on 2 cores
+    python -m agents.team_league --rounds 2 --out runs/league --episodes 1000
+
+Each side trains against the other's frozen policy (``train.py --opponent-model``), so
+neither only exploits a fixed script:
+
+* round 0: evader ``e0`` against the cooperative team (the stronger scripted team);
+* round ``k`` = 1..R: pursuer team ``pk`` against ``e(k-1)`` (``p1`` against the scripted
+  flow evader, the task's default), then evader ``ek`` against ``pk``.
+
+Every run is an ordinary ``train.py`` run folder under ``--out`` (``p1/``, ``e0/``, ...);
+a run whose ``model.zip`` exists is reused, so an interrupted league continues where it
+stopped. Finally every pursuer team (Reynolds, cooperative, ``p1..pR``) plays every evader
+(flow, ``e0..eR``) on the same ``--episodes`` seeded episodes: ``crossplay.csv``,
+``crossplay.json`` and the table on the console (capture rates with 95% Wilson intervals,
+restricted mean time to capture).
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from agents.evaluation.policies import PolicyLoadError, UsageError
+from steer_env import cli
+
+PROG = "python -m agents.team_league"
+
+
+def build_parser() -> Any:
+    p = cli.OneLineParser(
+        prog=PROG,
+        description="Alternate best-response training of learned pursuer teams and learned "
+        "evaders on team_pursuit, then play every team against every evader.",
+    )
+    p.add_argument("--rounds", type=cli.positive_int, default=2, help="rounds R (default 2)")
+    p.add_argument("--out", type=Path, default=Path("runs/league"), help="league folder")
+    p.add_argument(
+        "--pursuer-timesteps",
+        type=cli.positive_int,
+        default=1_500_000,
+        help="timesteps per pursuer team (default 1.5M)",
+    )
+    p.add_argument(
+        "--evader-timesteps",
+        type=cli.positive_int,
+        default=1_000_000,
+        help="timesteps per evader (default 1M)",
+    )
+    p.add_argument(
+        "--n-envs", type=cli.positive_int, default=16, help="envs per training (default 16)"
+    )
+    p.add_argument(
+        "--episodes",
+        type=cli.positive_int,
+        default=1000,
+        help="paired episodes of the cross-play table (default 1000)",
+    )
+    cli.add_seed(p, 0, "training seed of every run")
+    p.add_argument(
+        "--compare-seed",
+        type=cli.seed_int,
+        default=1_000_000,
+        help="first episode seed of the cross-play table (default 1000000)",
+    )
+    return p
+
+
+def _train(
+    out: Path, name: str, learned: str, timesteps: int, args: Any, opponent: str | Path
+) -> Path:
+    """The model of run ``out/name``, trained by ``train.py`` unless it already exists."""
+    model = out / name / "model.zip"
+    if model.is_file():
+        print(f"[league] {name}: reusing {model}", flush=True)
+        return model
+    against = (
+        ["--opponent-model", str(opponent)]
+        if isinstance(opponent, Path)
+        else ["--opponent-strategy", opponent]
+    )
+    argv = [
+        "--env",
+        "team_pursuit",
+        "--learned",
+        learned,
+        *against,
+        "--timesteps",
+        str(timesteps),
+        "--n-envs",
+        str(args.n_envs),
+        "--seed",
+        str(args.seed),
+        "--out",
+        str(out),
+        "--name",
+        name,
+        "--episodes",
+        "200",
+        "--no-gif",
+        "--no-progress",
+        "--overwrite",
+    ]
+    script = Path(__file__).resolve().parents[1] / "train.py"
+    if not script.is_file():
+        raise UsageError(f"{script} not found: run the league from a source checkout")
+    print(f"[league] {name}: python train.py {' '.join(argv)}", flush=True)
+    rc = subprocess.run([sys.executable, str(script), *argv], check=False).returncode
+    if rc != 0:
+        raise UsageError(f"training {name} failed (exit {rc}); see its output above")
+    return model
+
+
+def run_league(args: Any) -> dict[str, Any]:
+    from agents.evaluation.team import format_team_table, load_team_policy, run_team_comparison
+
+    out: Path = args.out
+    out.mkdir(parents=True, exist_ok=True)
+    pursuers: dict[str, Path] = {}
+    evaders: dict[str, Path] = {}
+    evaders["e0"] = _train(out, "e0", "evaders", args.evader_timesteps, args, "cooperative")
+    previous: str | Path = "flow"
+    for k in range(1, args.rounds + 1):
+        pursuers[f"p{k}"] = _train(out, f"p{k}", "pursuers", args.pursuer_timesteps, args, previous)
+        evaders[f"e{k}"] = _train(
+            out, f"e{k}", "evaders", args.evader_timesteps, args, pursuers[f"p{k}"]
+        )
+        previous = evaders[f"e{k}"]
+    import torch
+
+    torch.set_num_threads(1)
+    summary = run_team_comparison(
+        {n: load_team_policy(p, "pursuer") for n, p in pursuers.items()},
+        {n: load_team_policy(p, "evader") for n, p in evaders.items()},
+        args.episodes,
+        args.compare_seed,
+        out / "crossplay",
+        extra={
+            "models": {n: str(p) for n, p in {**pursuers, **evaders}.items()},
+            "schedule": "e0 vs cooperative; pk vs e(k-1) (p1 vs flow); ek vs pk",
+        },
+    )
+    print()
+    print(format_team_table(summary))
+    print(f"\nwrote {out / 'crossplay'}/comparison.csv, episodes.csv, comparison.json")
+    return summary
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        run_league(args)
+    except (UsageError, PolicyLoadError) as exc:
+        return cli.fail(PROG, exc, 2 if isinstance(exc, UsageError) else 1)
+    except KeyboardInterrupt:
+        print(f"{PROG}: interrupted; run the same command again to continue", file=sys.stderr)
+        return 130
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

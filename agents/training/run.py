@@ -1,0 +1,427 @@
+"""The run of ``train.py``, whichever framework trains it: the run folder, ``config.json``,
+seeds, Ctrl-C, the final comparison and :class:`TrainingRun`, the lifecycle of a session.
+
+Run folder layout (``runs/<name>/``)::
+
+    config.json          every option used, hyperparameters, versions, sessions, results
+    model.zip            the final model (SB3 zip with a ``steer_env`` metadata dict)
+    checkpoints/         ckpt_<timesteps>_steps.zip (+ replay_buffer.pkl for SAC)
+    tb/                  tensorboard logs (``tensorboard --logdir runs/<name>/tb``)
+    eval/evaluations.npz periodic evaluations (EvalCallback: rewards, lengths, successes)
+    comparison.csv/.json, episodes.csv, survival.png   the final comparison
+    episode.gif          learned vs classic agent on the same seed
+
+(an RLlib run has ``model/`` and ``checkpoints/ckpt_<timesteps>/`` checkpoint folders
+instead: :mod:`agents.rllib.training`). Every model, buffer and JSON file is written to a
+temp file in its folder and moved into place with ``os.replace``
+(:func:`steer_env.cli.atomic_output`), so an interruption never leaves a half-written file;
+the temp file of a run killed mid-write (SIGKILL) is deleted when the run folder is next
+started or resumed (:func:`prepare_run_dir`).
+"""
+
+from __future__ import annotations
+
+import json
+import platform
+import re
+import signal
+import sys
+import time
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from agents.evaluation.policies import UsageError
+from agents.evaluation.results import atomic_write_json as write_json
+from steer_env.cli import SEED_MAX, remove_stale_temporaries
+
+#: Seeds: training env ``i`` starts from ``seed + i``; the periodic evaluation uses
+#: ``EVAL_SEED + seed`` each time (the same episodes at every evaluation); the final
+#: comparison uses :data:`agents.evaluation.compare.DEFAULT_SEED` + k.
+EVAL_SEED = 500_000
+NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+
+
+#: A resumed session's seed lies in [SESSION_SEED_BASE, SEED_MAX]: clear of the training
+#: seeds of first sessions (small), of EVAL_SEED + seed and of the comparison seeds.
+SESSION_SEED_BASE = 2_000_000
+
+
+def session_seed(seed: int, start_timesteps: int) -> int:
+    """The seed of a training session: ``seed`` for a new run; for a session resumed at
+    ``start_timesteps`` a fresh one drawn from ``(seed, start_timesteps)`` (so it neither
+    replays the first session's episodes nor lands on the evaluation or comparison seeds),
+    always in ``[0, SEED_MAX]`` as numpy's global RNG, SB3 and torch require."""
+    if not 0 <= seed <= SEED_MAX:
+        raise ValueError(f"seed must be in [0, {SEED_MAX}], got {seed}")
+    if not start_timesteps:
+        return int(seed)
+    state = int(np.random.SeedSequence([int(seed), int(start_timesteps)]).generate_state(1)[0])
+    return SESSION_SEED_BASE + state % (SEED_MAX + 1 - SESSION_SEED_BASE)
+
+
+def versions() -> dict[str, str]:
+    """Versions of Python and the libraries a run depends on."""
+    out = {"python": platform.python_version(), "platform": platform.platform()}
+    for mod in ("steer_env", "numpy", "scipy", "gymnasium", "torch", "stable_baselines3"):
+        try:
+            out[mod] = __import__(mod).__version__
+        except Exception:  # pragma: no cover - reported, never fatal
+            out[mod] = "unavailable"
+    return out
+
+
+# ------------------------------------------------------------------ run folder
+@dataclass(frozen=True)
+class RunPaths:
+    root: Path
+
+    @property
+    def config(self) -> Path:
+        return self.root / "config.json"
+
+    @property
+    def model(self) -> Path:
+        return self.root / "model.zip"
+
+    @property
+    def checkpoints(self) -> Path:
+        return self.root / "checkpoints"
+
+    @property
+    def replay_buffer(self) -> Path:
+        return self.checkpoints / "replay_buffer.pkl"
+
+    @property
+    def tensorboard(self) -> Path:
+        return self.root / "tb"
+
+    @property
+    def eval(self) -> Path:
+        return self.root / "eval"
+
+    @property
+    def gif(self) -> Path:
+        return self.root / "episode.gif"
+
+    def checkpoint(self, timesteps: int) -> Path:
+        return self.checkpoints / f"ckpt_{timesteps:09d}_steps.zip"
+
+
+def final_comparison(
+    env_id: str,
+    model_path: Path,
+    opts: dict[str, Any],
+    paths: Any,
+    config: dict[str, Any],
+    extra: dict[str, Any],
+    prog: str,
+    saved: str = "model",
+) -> bool:
+    """The end of a training run, for every framework: compare the trained policy at
+    ``model_path`` with the scripted agents on paired seeded episodes, print the table,
+    render the side-by-side GIF (``opts["gif"]``) and record the result in ``config``
+    (``status`` and ``comparison``; the caller writes it). Ctrl-C during it records the
+    interruption in ``paths.config``, prints how to evaluate the saved ``saved`` later and
+    returns False."""
+    from agents.evaluation import team
+    from agents.evaluation.compare import format_table, run_comparison
+    from agents.evaluation.policies import load_policy
+
+    try:
+        t1 = time.perf_counter()
+        if team.is_team_env(env_id):
+            record = team.final_team_comparison(
+                model_path, opts, paths, opponent=extra.get("opponent")
+            )
+            config["status"] = "finished"
+            config["comparison"] = {**record, "wall_s": round(time.perf_counter() - t1, 2)}
+            return True
+        policy = load_policy(model_path, env_id, device="cpu")
+        summary = run_comparison(
+            env_id,
+            policy,
+            int(opts["eval_episodes"]),
+            int(opts["compare_seed"]),
+            paths.root,
+            extra=extra,
+        )
+        print()
+        print(format_table(summary))
+        compare_s = time.perf_counter() - t1
+        if opts["gif"]:
+            from agents.evaluation.render import render_gif
+
+            render_gif(env_id, paths.gif, model=policy, seed=int(opts["compare_seed"]), side=True)
+    except KeyboardInterrupt:
+        config["status"] = "interrupted during evaluation"
+        atomic_write_json(paths.config, config)
+        print(
+            f"{prog}: interrupted during evaluation; the {saved} is saved at {model_path}; "
+            f"evaluate it with: python -m agents.compare --model {model_path}",
+            file=sys.stderr,
+        )
+        return False
+    config["status"] = "finished"
+    config["comparison"] = {
+        "episodes": summary["episodes"],
+        "seed": int(opts["compare_seed"]),
+        "wall_s": round(compare_s, 2),
+        "goal": summary["goal"],
+        "agents": {
+            k: {
+                "success_rate": v["success_rate"],
+                "success_ci95": v["success_ci95"],
+                "restricted_mean_time_s": v["restricted_mean_time_s"],
+            }
+            for k, v in summary["agents"].items()
+        },
+        "paired_vs_learned": summary["paired_vs_learned"],
+    }
+    return True
+
+
+def atomic_write_json(path: Path, obj: Any) -> None:
+    """Write JSON through a temp file in the same folder and ``os.replace``
+    (:func:`steer_env.cli.atomic_output`)."""
+    write_json(path, obj)
+
+
+def read_json(path: Path) -> dict[str, Any]:
+    try:
+        data = json.loads(Path(path).read_text())
+    except FileNotFoundError:
+        raise UsageError(f"{path} not found") from None
+    except (OSError, ValueError) as exc:
+        raise UsageError(f"cannot read {path}: {type(exc).__name__}: {exc}") from None
+    if not isinstance(data, dict):
+        raise UsageError(f"{path} is not a JSON object")
+    return data
+
+
+# ------------------------------------------------------------------ interruption
+class InterruptGuard:
+    """While active, the first SIGINT (Ctrl-C) or SIGTERM only sets :attr:`requested`, so
+    training stops cleanly at the next environment step; a second one raises
+    ``KeyboardInterrupt`` at once."""
+
+    def __init__(self) -> None:
+        self.requested = False
+        self._previous: dict[int, Any] = {}
+
+    def _handle(self, signum: int, frame: Any) -> None:
+        if self.requested:
+            raise KeyboardInterrupt
+        self.requested = True
+        print(
+            "\ninterrupt: stopping after this step and saving a checkpoint "
+            "(press Ctrl-C again to stop at once)",
+            file=sys.stderr,
+            flush=True,
+        )
+
+    def __enter__(self) -> InterruptGuard:
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            self._previous[sig] = signal.signal(sig, self._handle)
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        for sig, handler in self._previous.items():
+            signal.signal(sig, handler)
+
+
+@dataclass
+class Session:
+    """What one invocation of ``train.py`` did (recorded in config.json)."""
+
+    started: str
+    start_timesteps: int
+    end_timesteps: int = 0
+    train_wall_s: float = 0.0
+    fps: float = 0.0
+    status: str = "running"
+
+
+def _check_folder(root: Path) -> None:
+    if root.exists() and not root.is_dir():
+        raise UsageError(f"{root} exists and is not a folder")
+
+
+def check_new_run_dir(paths: RunPaths, overwrite: bool) -> bool:
+    """Whether a new run in ``paths.root`` must delete what the folder holds first (it
+    exists and is not empty; an empty folder is used as it is). :class:`UsageError` when the
+    path is not a folder, or the folder holds something and not ``overwrite``: the one rule
+    of both frameworks (RLlib checks it before starting Ray)."""
+    root = paths.root
+    _check_folder(root)
+    taken = root.is_dir() and any(root.iterdir())
+    if taken and not overwrite:
+        raise UsageError(
+            f"run folder {root} already exists: pass --overwrite to replace it or --resume "
+            "to continue it"
+        )
+    return taken
+
+
+def prepare_run_dir(paths: RunPaths, resume: bool, overwrite: bool) -> list[Path]:
+    """Create the run folder. An existing one is an error unless ``resume`` (continue it) or
+    ``overwrite`` (delete it first): :func:`check_new_run_dir`. Temporary files left by a run
+    killed mid-write are deleted (never loaded: checkpoints are found by name); returns
+    them."""
+    import shutil
+
+    root = paths.root
+    if resume:
+        _check_folder(root)
+        if not paths.config.is_file():
+            raise UsageError(f"cannot resume: {root} is not a run folder (no config.json)")
+        return remove_stale_temporaries(root)
+    if check_new_run_dir(paths, overwrite):
+        shutil.rmtree(root)
+    root.mkdir(parents=True, exist_ok=True)
+    return remove_stale_temporaries(root)
+
+
+def resume_command(opts: dict[str, Any], timesteps: int) -> str:
+    """The command line that continues run ``opts["name"]`` up to ``timesteps`` (whichever
+    framework trained it: ``--resume`` finds out from its config.json)."""
+    out = f" --out {opts['out']}" if opts["out"] != "runs" else ""
+    return f"python train.py --resume --name {opts['name']}{out} --timesteps {timesteps}"
+
+
+def session_fps(done: int, wall: float) -> float:
+    """Timesteps per second of a session (0 when nothing was trained)."""
+    return round(done / wall, 1) if wall > 0 and done > 0 else 0.0
+
+
+# ------------------------------------------------------------------ run lifecycle
+class TrainingRun:
+    """The life of one session of a run, whichever framework trains it: ``config.json``
+    (options, hyperparameters, versions, sessions, status, results), the session record,
+    the messages of an interruption (Ctrl-C: exit status 130 and the command that
+    resumes), the final comparison with the scripted agents and the summary line.
+
+    A framework creates it as its session starts (the run's wall clock starts with it),
+    calls :meth:`begin` once the model is built and before training, :meth:`end_training`
+    after, then :meth:`interrupted` (a checkpoint was saved) or :meth:`trained` (the final
+    model was saved), :meth:`compare` and :meth:`finish`."""
+
+    def __init__(
+        self, prog: str, opts: dict[str, Any], paths: RunPaths, previous: dict[str, Any]
+    ) -> None:
+        self.started = time.perf_counter()
+        self.prog = prog
+        self.opts = opts
+        self.paths = paths
+        #: Sessions of the run before this one (their count seeds RLlib's session).
+        self.previous_sessions = list(previous.get("sessions", []))
+        self.session = Session(started="", start_timesteps=0)
+        self.session_extra: dict[str, Any] = {}
+        self.config: dict[str, Any] = {}
+        self.done, self.wall = 0, 0.0  # timesteps and seconds trained in the current session
+
+    def begin(
+        self,
+        start_timesteps: int,
+        hyperparameters: dict[str, Any],
+        versions: dict[str, str],
+        resolved: dict[str, Any] | None = None,
+        notes: dict[str, Any] | None = None,
+        session: dict[str, Any] | None = None,
+    ) -> None:
+        """Record the session and write ``config.json`` with status ``training``:
+        ``resolved`` follows the options (what ``auto`` became), ``notes`` the evaluation
+        seed, ``session`` the framework's facts about the current session (cluster, ...)."""
+        self.session = Session(
+            started=datetime.now().isoformat(timespec="seconds"), start_timesteps=start_timesteps
+        )
+        self.session_extra = dict(session or {})
+        self.config = {
+            "options": self.opts,
+            **(resolved or {}),
+            "hyperparameters": hyperparameters,
+            "eval_seed": EVAL_SEED + int(self.opts["seed"]),
+            **(notes or {}),
+            "versions": versions,
+            "command": [sys.executable, *sys.argv],
+            "status": "training",
+            "sessions": [*self.previous_sessions, self.session_record()],
+            "run_dir": str(self.paths.root),
+        }
+        self.write_config()
+
+    def session_record(self) -> dict[str, Any]:
+        s = self.session.__dict__
+        return {
+            "started": s["started"],
+            "start_timesteps": s["start_timesteps"],
+            **self.session_extra,
+            **{k: v for k, v in s.items() if k not in ("started", "start_timesteps")},
+        }
+
+    def write_config(self, status: str | None = None) -> None:
+        if status is not None:
+            self.config["status"] = status
+        if self.config.get("sessions"):
+            self.config["sessions"][-1] = self.session_record()
+        atomic_write_json(self.paths.config, self.config)
+
+    def end_training(self, done: int, wall: float) -> None:
+        """``done`` timesteps were trained in ``wall`` seconds (recorded with the status)."""
+        self.done = done
+        self.wall = wall
+        self.session.train_wall_s = round(wall, 2)
+        self.session.fps = session_fps(done, wall)
+
+    def interrupted(self, timesteps: int, checkpoint: Path) -> int:
+        """Training stopped at ``timesteps`` and ``checkpoint`` was saved: record it and say
+        how to resume. Returns the exit status, 130."""
+        self.session.end_timesteps = int(timesteps)
+        self.session.status = "interrupted"
+        self.write_config("interrupted")
+        total = int(self.opts["timesteps"])
+        print(
+            f"{self.prog}: interrupted at {timesteps:,}/{total:,} timesteps; checkpoint "
+            f"{checkpoint}; resume with: {resume_command(self.opts, total)}",
+            file=sys.stderr,
+        )
+        return 130
+
+    def trained(self, timesteps: int, what: str, path: Path) -> None:
+        """The final ``what`` (model, checkpoint) is saved at ``path``."""
+        self.session.end_timesteps = int(timesteps)
+        self.session.status = "trained"
+        self.write_config("trained")
+        if self.done > 0:
+            print(
+                f"trained {self.done:,} timesteps in {self.wall:.1f} s "
+                f"({self.session.fps:,.0f} fps); {what} {path}"
+            )
+
+    def interrupted_while_saving(self, path: Path) -> int:
+        self.write_config("interrupted while saving")
+        print(f"{self.prog}: interrupted while saving the model to {path}", file=sys.stderr)
+        return 130
+
+    def compare(
+        self, env_id: str, model_path: Path, extra: dict[str, Any], saved: str = "model"
+    ) -> bool:
+        """The final comparison (:func:`final_comparison`); False when Ctrl-C stopped it."""
+        return final_comparison(
+            env_id, model_path, self.opts, self.paths, self.config, extra, self.prog, saved
+        )
+
+    def finish(self, written: str) -> int:
+        """Record the run's wall time and print what the run folder holds (``written``)."""
+        self.config["total_wall_s"] = round(time.perf_counter() - self.started, 2)
+        atomic_write_json(self.paths.config, self.config)
+        tb = self.paths.tensorboard
+        tb_note = f" (tensorboard --logdir {tb})" if tb.is_dir() else ""
+        print(
+            f"\nwrote {self.paths.root}/: {written}{tb_note}; "
+            f"total {self.config['total_wall_s']:.0f} s"
+        )
+        return 0

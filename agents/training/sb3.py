@@ -1,0 +1,360 @@
+"""The stable-baselines3 pieces of a training run: hyperparameters adapted to the run,
+model zips and checkpoints written atomically, the checkpoint and evaluation callbacks.
+
+Checkpoints are ``checkpoints/ckpt_<timesteps>_steps.zip`` (+ ``replay_buffer.pkl`` for
+SAC); the run folder and lifecycle around them are :mod:`agents.training.run`'s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from agents.evaluation.policies import (
+    METADATA_KEY,
+    ON_POLICY,
+    UsageError,
+    env_tag,
+    resolve_device,
+)
+from agents.evaluation.team import (
+    LEARNED_ROLE,
+    check_opponent_strategy,
+    is_team_env,
+    load_team_policy,
+    team_slots,
+)
+from agents.training import options
+from agents.training.defaults import training_defaults
+from agents.training.run import InterruptGuard, RunPaths, prepare_run_dir
+from steer_env.cli import atomic_output
+
+#: Algorithms ``train.py`` trains.
+TRAIN_ALGOS = ("ppo", "sac")
+
+CHECKPOINT_RE = re.compile(r"^ckpt_(\d+)_steps\.zip$")
+
+
+def trained_timesteps(algo: str, hp: dict[str, Any], n_envs: int, remaining: int) -> int:
+    """How many timesteps ``model.learn(remaining)`` really trains: SB3 collects whole
+    rollouts (PPO: ``n_steps * n_envs`` timesteps) or whole vector steps (SAC: ``n_envs``
+    per step) until it has at least ``remaining``."""
+    if remaining <= 0:
+        return 0
+    chunk = hp["n_steps"] * n_envs if algo in ON_POLICY else n_envs * int(hp.get("train_freq", 1))
+    return -(-remaining // chunk) * chunk
+
+
+def hyperparameters(algo: str, env_id: str, n_envs: int, timesteps: int) -> dict[str, Any]:
+    """The hyperparameters of ``algo`` on ``env_id`` (:data:`TRAINING_DEFAULTS
+    <agents.training.defaults.TRAINING_DEFAULTS>`) adapted to ``n_envs`` and the budget."""
+    hp = json.loads(json.dumps(training_defaults(algo, env_id).hyperparameters))
+    if algo == "ppo":
+        rollout = hp["n_steps"] * n_envs
+        batch = min(hp["batch_size"], rollout)
+        while rollout % batch:  # a divisor of the rollout: no truncated mini-batch
+            batch -= 1
+        hp["batch_size"] = max(batch, 2)
+    else:
+        hp["buffer_size"] = int(min(hp["buffer_size"], max(timesteps, 10_000)))
+        hp["learning_starts"] = int(min(hp["learning_starts"], max(timesteps // 10, 100)))
+    return hp
+
+
+def model_timesteps(path: Path) -> int | None:
+    """``num_timesteps`` stored in an SB3 zip (None if unreadable)."""
+    import zipfile
+
+    try:
+        with zipfile.ZipFile(path) as zf:
+            data = json.loads(zf.read("data"))
+        return int(data["num_timesteps"])
+    except Exception:
+        return None
+
+
+def latest_checkpoint(paths: RunPaths) -> tuple[Path, int] | None:
+    """The most advanced resumable model of a run: the newest readable checkpoint, or
+    ``model.zip`` when it holds more timesteps."""
+    found: list[tuple[int, Path]] = []
+    if paths.checkpoints.is_dir():
+        for f in paths.checkpoints.iterdir():
+            m = CHECKPOINT_RE.match(f.name)
+            if m and model_timesteps(f) is not None:
+                found.append((int(m.group(1)), f))
+    if paths.model.is_file():
+        t = model_timesteps(paths.model)
+        if t is not None:
+            found.append((t, paths.model))
+    if not found:
+        return None
+    t, f = max(found, key=lambda x: (x[0], x[1].name != "model.zip"))
+    return f, t
+
+
+def save_model_atomic(model: Any, path: Path, metadata: dict[str, Any]) -> Path:
+    """``model.save`` to a temp zip in ``path``'s folder, then ``os.replace`` onto ``path``
+    (:func:`steer_env.cli.atomic_output`). ``metadata`` is stored in the zip's ``data`` JSON
+    under ``steer_env``."""
+    path = Path(path)
+    setattr(model, METADATA_KEY, {**metadata, "num_timesteps": int(model.num_timesteps)})
+    with atomic_output(path, ".tmp.zip") as tmp:
+        model.save(tmp)
+    return path
+
+
+def save_replay_buffer_atomic(model: Any, path: Path) -> None:
+    with atomic_output(path, ".tmp.pkl") as tmp:
+        model.save_replay_buffer(tmp)
+
+
+def save_checkpoint(model: Any, paths: RunPaths, metadata: dict[str, Any]) -> Path:
+    """Checkpoint ``model`` (and, off-policy, its replay buffer) under ``checkpoints/``."""
+    path = save_model_atomic(model, paths.checkpoint(int(model.num_timesteps)), metadata)
+    if hasattr(model, "replay_buffer") and getattr(model, "replay_buffer", None) is not None:
+        save_replay_buffer_atomic(model, paths.replay_buffer)
+    return path
+
+
+def make_callbacks(
+    paths: RunPaths,
+    checkpoint_freq: int,
+    metadata: dict[str, Any],
+    guard: InterruptGuard,
+    eval_env: Any,
+    eval_freq: int,
+    eval_episodes: int,
+    eval_seed: int,
+    n_envs: int,
+) -> tuple[Any, Any]:
+    """``(checkpointer, CallbackList)``: periodic atomic checkpoints + stop on interrupt, and
+    an :class:`~stable_baselines3.common.callbacks.EvalCallback` on a separate seeded
+    eval env (success rate from ``infos["is_success"]``), its history kept across resumes."""
+    from stable_baselines3.common.callbacks import BaseCallback, CallbackList, EvalCallback
+
+    class Checkpointer(BaseCallback):
+        """Checkpoints when a new rollout starts (the model has then been trained on every
+        counted step) and stops training when an interrupt was requested."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.rollout_start = 0
+            self.last_saved: Path | None = None
+            self._next = checkpoint_freq
+
+        def _init_callback(self) -> None:
+            t = int(self.model.num_timesteps)
+            self.rollout_start = t
+            self._next = (t // checkpoint_freq + 1) * checkpoint_freq
+
+        def _on_rollout_start(self) -> None:
+            t = int(self.model.num_timesteps)
+            self.rollout_start = t
+            if t >= self._next:
+                self.last_saved = save_checkpoint(self.model, paths, metadata)
+                self._next = (t // checkpoint_freq + 1) * checkpoint_freq
+
+        def _on_step(self) -> bool:
+            return not guard.requested
+
+    class SeededEval(EvalCallback):
+        """EvalCallback that reseeds its env before each evaluation (same episodes every
+        time) and continues the history in ``eval/evaluations.npz`` after a resume."""
+
+        def _init_callback(self) -> None:
+            super()._init_callback()
+            f = paths.eval / "evaluations.npz"
+            if f.is_file():
+                try:
+                    with np.load(f) as old:
+                        self.evaluations_timesteps = list(old["timesteps"])
+                        self.evaluations_results = [list(r) for r in old["results"]]
+                        self.evaluations_length = [list(r) for r in old["ep_lengths"]]
+                        if "successes" in old:
+                            self.evaluations_successes = [list(r) for r in old["successes"]]
+                except Exception:
+                    pass  # a damaged history is replaced, never fatal
+
+        def _on_step(self) -> bool:
+            if self.eval_freq > 0 and self.n_calls % self.eval_freq == 0:
+                self.eval_env.seed(eval_seed)
+            return super()._on_step()
+
+    ckpt = Checkpointer()
+    evaluator = SeededEval(
+        eval_env,
+        n_eval_episodes=eval_episodes,
+        eval_freq=max(1, eval_freq // n_envs),
+        log_path=str(paths.eval),
+        best_model_save_path=None,
+        deterministic=True,
+        verbose=0,
+    )
+    return ckpt, CallbackList([ckpt, evaluator])
+
+
+# ------------------------------------------------------------------ options
+#: Options a resumed run takes from its config.json unless given again.
+RESUMABLE = (*options.RESUMABLE, "device")
+#: Options fixed for the life of a run.
+FIXED = ("env", "algo", "n_envs", "seed", "learned", "opponent_model", "opponent_strategy")
+#: Options of ``--framework rllib`` only.
+RLLIB_ONLY = ("address", "num_env_runners", "envs_per_runner", "num_learners")
+
+
+def algo_arg(text: str) -> str:
+    """An argparse ``type``: an algorithm of :data:`TRAIN_ALGOS`, any case."""
+    key = text.strip().lower()
+    if key not in TRAIN_ALGOS:
+        raise argparse.ArgumentTypeError(
+            f"unknown algorithm {text!r}: use one of {', '.join(TRAIN_ALGOS)}"
+        )
+    return key
+
+
+def resolve_options(
+    args: Any, given: dict[str, Any], prog: str
+) -> tuple[dict[str, Any], RunPaths, dict[str, Any]]:
+    """All options of the current session (``args``: defaults filled in; or taken from the run's
+    config.json when resuming, ``given`` replacing the resumable ones), the run paths and
+    the previous config (``{}`` for a new run). :class:`UsageError` for options of another
+    framework or task, and for CUDA asked for but missing (before a folder is created)."""
+    for key in RLLIB_ONLY:
+        if key in given:
+            raise UsageError(f"{options.flag(key)} needs --framework rllib")
+    if args.device == "cuda":
+        resolve_device("cuda", args.algo)
+    previous: dict[str, Any] = {}
+    if args.resume:
+        opts, paths, previous, stale = options.resumed_run(args, FIXED, RESUMABLE, given=given)
+    else:
+        env, algo, seed = args.env, args.algo, args.seed
+        name = args.name or options.run_name(env_tag(env), algo, seed)
+        paths = RunPaths(args.out / name)
+        if not is_team_env(env):
+            for key in ("learned", "opponent_model", "opponent_strategy"):
+                if key in given:
+                    raise UsageError(options.team_only(key))
+        defaults = training_defaults(algo, env)
+        timesteps = args.timesteps or defaults.timesteps
+        opts = {
+            "env": env,
+            "algo": algo,
+            "seed": seed,
+            "name": name,
+            "timesteps": timesteps,
+            "n_envs": args.n_envs or defaults.n_envs,
+            "device": args.device,
+            **options.new_run_options(args, timesteps),
+        }
+        if is_team_env(env):
+            opts["learned"] = args.learned
+            if opts["learned"] == "both":
+                raise UsageError(
+                    "stable-baselines3 trains one role at a time: train against a frozen "
+                    "--opponent-model, or train both roles with --framework rllib"
+                )
+            opponent = args.opponent_model
+            opts["opponent_model"] = str(opponent) if opponent is not None else None
+            opts["opponent_strategy"] = check_opponent_strategy(
+                opts["learned"], args.opponent_strategy, opts["opponent_model"]
+            )
+        stale = prepare_run_dir(paths, resume=False, overwrite=args.overwrite)
+    options.note_stale(prog, paths, stale)
+    opts["out"] = str(args.out)
+    return opts, paths, previous
+
+
+# ------------------------------------------------------------------ envs
+def agent_slots(opts: dict[str, Any]) -> int:
+    """SB3's ``n_envs``: the envs, or the team task's agent slots of the trained role."""
+    n_envs = int(opts["n_envs"])
+    return n_envs * team_slots(opts) if is_team_env(opts["env"]) else n_envs
+
+
+def env_factory(
+    opts: dict[str, Any], env_kwargs: dict[str, Any]
+) -> tuple[Callable[[int, int], Any], Any, dict[str, Any]]:
+    """``(make_env(n, seed), opponent, metadata)``: the SB3 vec env of ``n`` envs of the run's
+    task, the frozen opponent model of a team run (or None) and what the model's metadata
+    adds for it. The team task shares the parameters: one SB3 env slot per agent of the
+    trained role (:class:`steer_env.envs.sb3.TeamSB3VecEnv`), the other role scripted or a
+    frozen model."""
+    from steer_env.envs.sb3 import make_sb3_vec_env, make_team_sb3_vec_env
+
+    env_id = opts["env"]
+    if not is_team_env(env_id):
+
+        def make_env(n: int, seed: int) -> Any:
+            return make_sb3_vec_env(env_id, n_envs=n, seed=seed, **env_kwargs)
+
+        return make_env, None, {}
+    role = "pursuer" if opts["learned"] == "pursuers" else "evader"
+    other = "evader" if role == "pursuer" else "pursuer"
+    team_config: dict[str, Any] = {"learned": opts["learned"]}
+    if opts.get("opponent_strategy"):
+        team_config[f"{other}_strategy"] = opts["opponent_strategy"]
+    opponent = None
+    if opts.get("opponent_model"):
+        opponent = load_team_policy(opts["opponent_model"], other, device="cpu")
+        team_config["learned"] = "both"
+    assert team_config["learned"] in (LEARNED_ROLE[role], "both")
+
+    def make_team_env(n: int, seed: int) -> Any:
+        return make_team_sb3_vec_env(
+            n, seed=seed, role=role, opponent=opponent, **team_config, **env_kwargs
+        )
+
+    return make_team_env, opponent, {"role": role, "config": {}}
+
+
+def progress_bar(opts: dict[str, Any], prog: str) -> bool:
+    """Whether to show SB3's progress bar: asked for, and tqdm and rich are installed (a
+    note on stderr otherwise)."""
+    if not opts["progress"]:
+        return False
+    try:
+        import rich  # noqa: F401
+        import tqdm  # noqa: F401
+    except ImportError:
+        print(
+            f"{prog}: note: progress bar needs tqdm and rich; training without it",
+            file=sys.stderr,
+        )
+        return False
+    return True
+
+
+def print_training(
+    opts: dict[str, Any], hp: dict[str, Any], slots: int, start: int, device: str, root: Path
+) -> None:
+    """The line that starts training, after a note when SB3 trains more timesteps than
+    asked (whole rollouts or whole vector steps)."""
+    algo, n_envs = opts["algo"], int(opts["n_envs"])
+    remaining = int(opts["timesteps"]) - start
+    steps = trained_timesteps(algo, hp, slots, remaining)
+    team_note = f" x {slots // n_envs} shared-policy agents" if slots != n_envs else ""
+    if steps != remaining:
+        unit = (
+            f"whole rollouts of {hp['n_steps'] * slots:,} timesteps "
+            f"(n_steps {hp['n_steps']} x {slots} envs)"
+            if algo in ON_POLICY
+            else f"whole steps of the {slots} envs"
+        )
+        print(
+            f"note: {algo.upper()} trains in {unit}: {steps:,} timesteps instead of the "
+            f"{remaining:,} asked for (run total {start + steps:,})",
+            flush=True,
+        )
+    print(
+        f"training {algo.upper()} on {opts['env']} for {steps:,} timesteps "
+        f"({n_envs} envs{team_note}, {device}) -> {root}",
+        flush=True,
+    )
