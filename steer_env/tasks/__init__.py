@@ -135,9 +135,11 @@ class Task(TaskSpec, SingleAgentInfos):
             min_start_distance=cfg.min_start_distance,
         )
 
-    def is_success(self, captured: Any) -> Any:
+    def is_success(self, captured: Any, role: str | None = None) -> Any:
         """Whether an episode that ended with (``captured``) or without a capture of the
         learned role's target counts as a success (a bool, or an array of them)."""
+        if role is not None:
+            check_role(role, (self.learned_team,), self.name)
         return captured == (self.success == "capture")
 
     def outcome(self, captures: Any, captured: Any, steps: Any) -> tuple[Any, Any]:

@@ -69,9 +69,9 @@ class TaskSpec(ABC):
         classic one first (``ValueError`` listing the roles for an unknown one)."""
 
     @abstractmethod
-    def is_success(self, outcome: Any) -> Any:
+    def is_success(self, outcome: Any, role: str | None = None) -> Any:
         """Whether an episode with ``outcome`` (the rules' end-of-episode value, a scalar
-        or an array of them) is a success for the learned side."""
+        or an array of them) is a success for ``role`` (by default the learned side's)."""
 
     def check_agents(self, cfg: Any) -> None:
         """``ValueError`` when ``cfg`` leaves no learned agent (a front end has nobody to

@@ -335,10 +335,11 @@ class TeamTask(TaskSpec, TeamInfos):
         check_role(role, tuple(self.baselines), self.name)
         return {name: STRATEGIES[role][name] for name in self.baselines[role]}
 
-    def is_success(self, captured: Any, role: str = "pursuer") -> Any:
+    def is_success(self, captured: Any, role: str | None = None) -> Any:
         """Whether an episode in which every evader was (``captured``) or was not captured
-        is a success for ``role``: the pursuers' when they captured every evader, the
-        evaders' otherwise (a bool, or an array of them)."""
+        is a success for ``role`` (the pursuers by default): the pursuers' when they
+        captured every evader, the evaders' otherwise (a bool, or an array of them)."""
+        role = "pursuer" if role is None else role
         check_role(role, tuple(self.baselines), self.name)
         return captured == (role == "pursuer")
 
