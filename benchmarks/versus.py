@@ -10,7 +10,8 @@ actions: Pursuit-v0 through ``gym.make`` (single env, resets included) and throu
 out with ``git worktree add --detach`` into a temporary folder (removed afterwards). Prints
 the median env-steps/s of each version and the ratio this / ref. Threads are pinned to one.
 
-``--paired`` measures both versions in *one* process instead, which is far steadier on a
+``--paired`` measures both versions in *one* process instead (and the team task's native
+batch, ``team_pursuit_v0.vector_env``, too), which is far steadier on a
 shared machine whose speed drifts between processes: the ref's ``steer_env`` package is
 copied under the name ``steer_env_ref`` (every ``steer_env`` in its sources renamed, so its
 envs register as ``steer_env_ref/Pursuit-v0``), then short blocks of steps alternate between
@@ -90,6 +91,19 @@ if mode == "vector":
         for a in acts:
             e.step(a)
         return steps * n / (time.perf_counter() - t)
+elif mode == "team":
+    import importlib
+    steps = 20
+    envs = {k: importlib.import_module(f"{pkg}.envs.team_pursuit_v0").vector_env(n)
+            for k, pkg in (("this", "steer_env"), ("ref", "steer_env_ref"))}
+    for e in envs.values():
+        e.reset(seed=0)
+    acts = rng.uniform(-1, 1, (steps, n, envs["this"].n_agents, 2))
+    def block(e):
+        t = time.perf_counter()
+        for a in acts:
+            e.step(a)
+        return steps * n / (time.perf_counter() - t)
 else:
     steps = 2000
     envs = {k: gym.make(v) for k, v in ids.items()}
@@ -158,7 +172,8 @@ def report_paired(ref: str, mode: str, n: int, result: dict) -> None:
     ratios = sorted(a / b for a, b in zip(this, other, strict=True))
     q = statistics.quantiles(ratios, n=4) if len(ratios) > 1 else [ratios[0]] * 3
     print(
-        f"Pursuit-v0 {mode} ({n} env{'s' if n > 1 else ''}), paired in one process: this "
+        f"{'team_pursuit_v0' if mode == 'team' else 'Pursuit-v0'} {mode} "
+        f"({n} env{'s' if n > 1 else ''}), paired in one process: this "
         f"best {max(this):,.0f} env-steps/s, {ref} best {max(other):,.0f}; ratio of bests "
         f"{max(this) / max(other):.2f}; median of {len(ratios)} per-round ratios "
         f"{statistics.median(ratios):.2f} [quartiles {q[0]:.2f}, {q[2]:.2f}]",
@@ -179,6 +194,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--rounds", type=positive_int, default=5, help="interleaved rounds")
     p.add_argument("--num-envs", type=positive_int, default=8192, help="vector env size")
     p.add_argument("--steps", type=positive_int, default=300, help="vector env steps")
+    p.add_argument(
+        "--team-envs",
+        type=positive_int,
+        default=8192,
+        help="team_pursuit_v0.vector_env size (with --paired)",
+    )
     p.add_argument("--single-steps", type=positive_int, default=20_000, help="single env steps")
     p.add_argument(
         "--paired",
@@ -199,7 +220,8 @@ def main(argv: list[str] | None = None) -> int:
         try:
             if args.paired:
                 parent = copy_renamed(other, Path(tmp) / "renamed")
-                for mode, n in (("single", 1), ("vector", args.num_envs)):
+                modes = (("single", 1), ("vector", args.num_envs), ("team", args.team_envs))
+                for mode, n in modes:
                     rounds = max(args.rounds, 9)
                     report_paired(args.ref, mode, n, measure_paired(parent, mode, n, rounds))
                 return 0
