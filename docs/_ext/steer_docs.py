@@ -436,6 +436,58 @@ class TeamTable(SphinxDirective):
         return container.children
 
 
+#: Where the behaviors' pictures are (``python -m steer_env.demos.gallery --stills`` writes them).
+BEHAVIOR_PICTURES = "docs/_static/behaviors"
+
+
+class BehaviorCard(SphinxDirective):
+    """``{behavior-card} seek``: the picture of the gallery scene that shows
+    ``steer_env.behaviors.seek`` beside the function's docstring (its formula).
+
+    Options: ``source`` (the literature the behavior comes from) and ``caption``.
+    """
+
+    required_arguments = 1
+    option_spec: ClassVar[dict[str, Any]] = {
+        "source": directives.unchanged_required,
+        "caption": directives.unchanged,
+    }
+
+    def run(self) -> list[nodes.Node]:
+        from steer_env.demos.gallery import BEHAVIOR_SCENES
+
+        name = self.arguments[0]
+        if name not in BEHAVIOR_SCENES:
+            raise self.error(f"behavior-card: {name!r} has no gallery scene (BEHAVIOR_SCENES)")
+        scene = BEHAVIOR_SCENES[name]
+        picture = ROOT / BEHAVIOR_PICTURES / f"{scene}.png"
+        if not picture.is_file():
+            raise self.error(f"behavior-card: no picture {picture.relative_to(ROOT)}")
+        self.env.note_dependency(str(picture))
+        here = Path(self.env.doc2path(self.env.docname)).parent
+        rel = Path(*[".."] * len(here.relative_to(ROOT).parts), BEHAVIOR_PICTURES, picture.name)
+        caption = self.options.get("caption") or f"gallery scene `{scene}`"
+        text = [
+            f"```{{figure}} {rel.as_posix()}",
+            ":width: 240px",
+            ":align: right",
+            "",
+            caption,
+            "```",
+            "",
+            f"**Source**: {self.options['source']}.",
+            "",
+            "```{eval-rst}",
+            f".. autofunction:: steer_env.behaviors.{name}",
+            "   :no-index:",
+            "```",
+            "",
+        ]
+        container = nodes.container(classes=["behavior-card"])
+        self.state.nested_parse(StringList(text), 0, container)
+        return container.children
+
+
 def setup(app: Sphinx) -> dict[str, Any]:
     app.add_directive("env-card", EnvCard)
     app.add_directive("bench-table", BenchTable)
@@ -443,4 +495,5 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.add_directive("fidelity-table", FidelityTable)
     app.add_directive("baseline-table", BaselineTable)
     app.add_directive("team-table", TeamTable)
+    app.add_directive("behavior-card", BehaviorCard)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}
