@@ -18,7 +18,10 @@ figures are per core.
    1-2 with an empty ``NUMBA_CACHE_DIR`` (everything compiles), then again with that cache
    filled (everything loads), and the bare ``import steer_env``.
 
-Every figure is the median over several repeats, with the min-max range.
+Every figure is the median over several repeats, with the min-max range. The figures are
+also written as a results file (``--json PATH``, default ``benchmarks/results_core.json``:
+the command, machine, versions, one row per measurement and the ratios with their targets),
+which the performance page's steering-core tables are read from.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ import os
 for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
+import json  # noqa: E402
 import platform  # noqa: E402
 import statistics  # noqa: E402
 import subprocess  # noqa: E402
@@ -35,16 +39,21 @@ import sys  # noqa: E402
 import tempfile  # noqa: E402
 import time  # noqa: E402
 from collections.abc import Callable  # noqa: E402
+from pathlib import Path  # noqa: E402
+from typing import Any  # noqa: E402
 
 import numpy as np  # noqa: E402
 import scipy  # noqa: E402
 
+from benchmarks.common import Row, machine, versions  # noqa: E402
 from steer_env import behaviors, combine, physics  # noqa: E402
 from steer_env.cli import OneLineParser  # noqa: E402
 from steer_env.neighbors import find_neighbors  # noqa: E402
 
 NEIGHBOR_RADIUS = 5.0  # m
 MEAN_NEIGHBORS = 15.0  # expected neighbours per boid
+#: Where ``python -m benchmarks.bench_core`` writes its results by default.
+DEFAULT_JSON = Path(__file__).resolve().parent / "results_core.json"
 
 
 def timeit(fn: Callable[[], object], repeats: int, inner: int = 1) -> list[float]:
@@ -226,15 +235,131 @@ def flock_step(pos, vel, head, max_speed, max_force, method: str) -> np.ndarray:
     return combine.weighted_sum([sep, ali, coh], [1.5, 1.0, 1.0], max_force)
 
 
+def ratio(
+    name: str, size: int | None, num: list[float], den: list[float], target: str
+) -> dict[str, Any]:
+    """A ratio of two medians as the results file holds it (``benchmarks`` layout)."""
+    value = statistics.median(num) / statistics.median(den)
+    return {"name": name, "size": size, "value": value, "unit": "x", "target": target}
+
+
+def measure(repeats: int) -> tuple[list[Row], list[dict[str, Any]]]:
+    """Sections 1-4: the rows (seconds per call) and the ratios with their targets, printed
+    as they are measured."""
+    rows: list[Row] = []
+    ratios: list[dict[str, Any]] = []
+
+    n = 100_000
+    ours, floor = bench_physics(n, repeats)
+    rows += [
+        Row("physics", "integrate (in place) + seek, steer_env", n, "ms", [x * 1e3 for x in ours]),
+        Row(
+            "physics", "integrate (in place) + seek, numpy floor", n, "ms", [x * 1e3 for x in floor]
+        ),
+    ]
+    r = ratio("physics + seek: steer_env / numpy floor", n, ours, floor, "<= 1x")
+    r["pass"] = r["value"] <= 1.0
+    ratios.append(r)
+    print(f"1. integrate (in place) + seek, {n:,} vehicles")
+    print(f"   steer_env   {fmt(ours)}")
+    print(f"   numpy floor {fmt(floor)}")
+    print(f"   ratio ours/floor = {r['value']:.2f}  (target <= 1: at or below the floor)")
+    print()
+
+    print("2. flocking step (find_neighbors + separation + alignment + cohesion + weighted_sum),")
+    print(f"   radius {NEIGHBOR_RADIUS} m, ~{MEAN_NEIGHBORS:.0f} neighbours per boid")
+    targets = {10_000: 10e-3, 100_000: 1.0}
+    for n_boids, reps in ((1_000, repeats * 4), (10_000, repeats), (100_000, max(3, repeats // 3))):
+        flock = make_flock(n_boids)
+        nb = find_neighbors(flock[0], NEIGHBOR_RADIUS, method="kdtree")
+        mean_nb = len(nb.i) / n_boids
+        for method in ("kdtree", "auto"):
+            samples = timeit(lambda f=flock, m=method: flock_step(*f, method=m), reps)
+            limit = targets.get(n_boids)
+            note = f"{mean_nb:.1f} neighbours per boid"
+            if limit is not None:
+                met = "met" if statistics.median(samples) < limit else "missed"
+                note += f"; target < {fmt_limit(limit)}: {met}"
+            rows.append(
+                Row(
+                    "flocking",
+                    f"flocking step, find_neighbors method={method}",
+                    n_boids,
+                    "ms",
+                    [x * 1e3 for x in samples],
+                    note=note,
+                )
+            )
+            target = f"  (target < {fmt_limit(limit)})" if limit is not None else ""
+            print(
+                f"   {n_boids:>7,} boids, {method:>6}: {fmt(samples)}"
+                f"  [{mean_nb:.1f} neighbours/boid]{target}"
+            )
+
+    small, before = bench_small(repeats)
+    rows += [
+        Row("small", "integrate (in place) + seek, steer_env", 3, "us", [x * 1e6 for x in small]),
+        Row(
+            "small",
+            "integrate (in place) + seek, pure numpy (tests/oracle_numpy.py)",
+            3,
+            "us",
+            [x * 1e6 for x in before],
+        ),
+    ]
+    r = ratio("3 vehicles: pure numpy / steer_env", 3, before, small, ">= 5x")
+    r["pass"] = r["value"] >= 5.0
+    ratios.append(r)
+    print()
+    print("3. integrate (in place) + seek, 3 vehicles, per call")
+    print(f"   steer_env          {fmt(small, 'us')}")
+    print(f"   pure numpy before  {fmt(before, 'us')}")
+    print(f"   speed-up = {r['value']:.1f}x  (target >= 5x)")
+    print()
+
+    print("4. compilation (fresh process: import steer_env + first calls of sections 1-2)")
+    with tempfile.TemporaryDirectory() as cache:
+        cold = first_use(cache)
+        warm = [first_use(cache) for _ in range(3)]
+    imports = [bare_import_seconds() for _ in range(3)]
+    first = "first calls of sections 1-2 in a fresh process"
+    rows += [
+        Row("compile", f"{first}, empty cache (compiles)", None, "s", [cold[1]],
+            note=f"import {cold[0]:.2f} s"),
+        Row("compile", f"{first}, filled cache (loads)", None, "s", [w[1] for w in warm],
+            note=f"import {statistics.median(w[0] for w in warm):.2f} s"),
+        Row("compile", "bare `import steer_env` (no numba import)", None, "s", imports),
+    ]  # fmt: skip
+    warm_calls = statistics.median(w[1] for w in warm)
+    warm_import = statistics.median(w[0] for w in warm)
+    print(f"   empty cache (compiles):  import {cold[0]:.2f} s, first calls {cold[1]:.2f} s")
+    print(f"   filled cache (loads):    import {warm_import:.2f} s, first calls {warm_calls:.2f} s")
+    print(f"   bare `import steer_env`: {statistics.median(imports):.2f} s (no numba import)")
+    return rows, ratios
+
+
+def fmt_limit(seconds: float) -> str:
+    return f"{seconds * 1e3:g} ms" if seconds < 1 else f"{seconds:g} s"
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = OneLineParser(
         prog="python -m benchmarks.bench_core", description=__doc__.splitlines()[0]
     )
     parser.add_argument("--quick", action="store_true", help="fewer repeats")
+    parser.add_argument(
+        "--json",
+        type=Path,
+        default=DEFAULT_JSON,
+        metavar="PATH",
+        help="results file to write (default benchmarks/results_core.json)",
+    )
+    words = sys.argv[1:] if argv is None else list(argv)
     args = parser.parse_args(argv)
     repeats = 5 if args.quick else 15
 
-    print(f"command: python -m benchmarks.bench_core {' '.join(argv or sys.argv[1:])}".rstrip())
+    command = " ".join(["python -m benchmarks.bench_core", *words])
+    print(f"command: {command}")
     print(
         f"machine: {platform.platform()}, {platform.processor() or platform.machine()}, "
         f"{os.cpu_count()} CPUs, Python {platform.python_version()}, numpy {np.__version__}, "
@@ -242,51 +367,18 @@ def main(argv: list[str] | None = None) -> None:
     )
     print(f"figures: median over {repeats} repeats (min - max)")
     print()
-
-    n = 100_000
-    ours, floor = bench_physics(n, repeats)
-    ratio = statistics.median(ours) / statistics.median(floor)
-    print(f"1. integrate (in place) + seek, {n:,} vehicles")
-    print(f"   steer_env   {fmt(ours)}")
-    print(f"   numpy floor {fmt(floor)}")
-    print(f"   ratio ours/floor = {ratio:.2f}  (target <= 1: at or below the floor)")
-    print()
-
-    print("2. flocking step (find_neighbors + separation + alignment + cohesion + weighted_sum),")
-    print(f"   radius {NEIGHBOR_RADIUS} m, ~{MEAN_NEIGHBORS:.0f} neighbours per boid")
-    for n_boids, reps in ((1_000, repeats * 4), (10_000, repeats), (100_000, max(3, repeats // 3))):
-        flock = make_flock(n_boids)
-        nb = find_neighbors(flock[0], NEIGHBOR_RADIUS, method="kdtree")
-        mean_nb = len(nb.i) / n_boids
-        for method in ("kdtree", "auto"):
-            samples = timeit(lambda f=flock, m=method: flock_step(*f, method=m), reps)
-            target = {10_000: "  (target < 10 ms)", 100_000: "  (target < 1 s)"}.get(n_boids, "")
-            print(
-                f"   {n_boids:>7,} boids, {method:>6}: {fmt(samples)}"
-                f"  [{mean_nb:.1f} neighbours/boid]{target}"
-            )
-    report_small_and_compile(repeats)
-
-
-def report_small_and_compile(repeats: int) -> None:
-    small, before = bench_small(repeats)
-    print()
-    print("3. integrate (in place) + seek, 3 vehicles, per call")
-    print(f"   steer_env          {fmt(small, 'us')}")
-    print(f"   pure numpy before  {fmt(before, 'us')}")
-    speedup = statistics.median(before) / statistics.median(small)
-    print(f"   speed-up = {speedup:.1f}x  (target >= 5x)")
-    print()
-    print("4. compilation (fresh process: import steer_env + first calls of sections 1-2)")
-    with tempfile.TemporaryDirectory() as cache:
-        cold = first_use(cache)
-        warm = [first_use(cache) for _ in range(3)]
-    warm_calls = statistics.median(w[1] for w in warm)
-    warm_import = statistics.median(w[0] for w in warm)
-    imports = [bare_import_seconds() for _ in range(3)]
-    print(f"   empty cache (compiles):  import {cold[0]:.2f} s, first calls {cold[1]:.2f} s")
-    print(f"   filled cache (loads):    import {warm_import:.2f} s, first calls {warm_calls:.2f} s")
-    print(f"   bare `import steer_env`: {statistics.median(imports):.2f} s (no numba import)")
+    rows, ratios = measure(repeats)
+    result = {
+        "command": command,
+        "machine": machine(),
+        "versions": versions(),
+        "settings": {"repeats": repeats, "neighbor_radius_m": NEIGHBOR_RADIUS},
+        "rows": [row.to_json() for row in rows],
+        "ratios": ratios,
+    }
+    args.json.parent.mkdir(parents=True, exist_ok=True)
+    args.json.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    print(f"\nwrote {args.json}")
 
 
 if __name__ == "__main__":

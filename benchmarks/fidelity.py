@@ -12,13 +12,20 @@ the default (Newcombe's interval). The variants (:mod:`steer_env.core.options`):
 * ``prediction_form="seed"`` (look-ahead ``d / target max speed``) for the pursuers, the
   evader, or both;
 * ``wander_form="offset"`` for the evader.
+
+The rows are also written as JSON (``--json PATH``, default ``benchmarks/results_fidelity.json``)
+with the command, the machine and the versions; the docs' fidelity table is read from that
+file.
 """
 
 from __future__ import annotations
 
 import argparse
 import dataclasses
+import json
+import sys
 from collections.abc import Callable, Sequence
+from pathlib import Path
 
 import numpy as np
 
@@ -66,6 +73,20 @@ VARIANTS: dict[str, tuple[Change, Change]] = {
     ),
     "wander offset": (_same, with_params("wander", wander_form="offset")),
 }
+
+#: name -> what the variant changes, as the docs' table labels it.
+LABELS: dict[str, str] = {
+    "default": "default",
+    "separation buckland": 'pursuers: `separation_form="buckland"`',
+    "separation weight 0": "pursuers: separation weight 0",
+    "pursuit prediction seed": 'pursuers: `prediction_form="seed"`',
+    "evade prediction seed": 'evader: `prediction_form="seed"`',
+    "both predictions seed": 'both: `prediction_form="seed"`',
+    "wander offset": 'evader: `wander_form="offset"`',
+}
+
+#: Where ``python -m benchmarks.fidelity`` writes its rows by default.
+DEFAULT_JSON = Path(__file__).resolve().parent / "results_fidelity.json"
 
 
 def captures(
@@ -130,6 +151,36 @@ def format_rows(rows: list[dict[str, object]], episodes: int) -> str:
     return "\n".join(lines)
 
 
+def to_json(
+    rows: list[dict[str, object]], command: str, episodes: int, seed: int
+) -> dict[str, object]:
+    """The rows as the results file holds them, with the command, machine and versions."""
+    from benchmarks import common
+
+    def interval(iv: object) -> dict[str, float]:
+        return {"mean": float(iv.mean), "lo": float(iv.lo), "hi": float(iv.hi)}
+
+    return {
+        "command": command,
+        "machine": common.machine(),
+        "versions": common.versions(),
+        "settings": {"episodes": episodes, "seed": seed},
+        "measures": "capture rate of the scripted pursuers (Wilson 95%), and its paired "
+        "difference from the default on the same episodes (Newcombe 95%)",
+        "rows": [
+            {
+                "task": r["task"],
+                "variant": r["variant"],
+                "label": LABELS[r["variant"]],
+                "episodes": episodes,
+                "capture_rate": interval(r["rate"]),
+                "minus_default": interval(r["diff"]),
+            }
+            for r in rows
+        ],
+    }
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m benchmarks.fidelity", description=__doc__.split("\n\n")[0]
@@ -138,10 +189,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=1_000_000, help="first episode seed")
     parser.add_argument("--env", nargs="+", default=["pursuit", "evasion"])
     parser.add_argument("--variants", nargs="+", default=list(VARIANTS), choices=list(VARIANTS))
+    parser.add_argument(
+        "--json",
+        type=Path,
+        default=DEFAULT_JSON,
+        metavar="PATH",
+        help="results file to write (default benchmarks/results_fidelity.json)",
+    )
     args = parser.parse_args(argv)
     if args.episodes < 1:
         parser.error(f"--episodes must be a positive integer, got {args.episodes}")
-    print(format_rows(measure(args.env, args.episodes, args.seed, args.variants), args.episodes))
+    rows = measure(args.env, args.episodes, args.seed, args.variants)
+    print(format_rows(rows, args.episodes))
+    words = sys.argv[1:] if argv is None else list(argv)
+    command = " ".join(["python -m benchmarks.fidelity", *words])
+    result = to_json(rows, command, args.episodes, args.seed)
+    args.json.parent.mkdir(parents=True, exist_ok=True)
+    args.json.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    print(f"wrote {args.json}")
     return 0
 
 

@@ -278,12 +278,21 @@ def test_engine_wander_offset_equals_the_numpy_api():
 
 
 # --- the measurement command
-def test_the_fidelity_command_runs_and_prints_the_table(capsys):
+def test_the_fidelity_command_runs_and_prints_the_table(capsys, tmp_path):
+    import json
+
     from benchmarks import fidelity
 
+    out_json = tmp_path / "fidelity.json"
     assert fidelity.main(["--episodes", "20", "--env", "evasion", "--variants", "default",
-                          "separation buckland"]) == 0  # fmt: skip
+                          "separation buckland", "--json", str(out_json)]) == 0  # fmt: skip
     out = capsys.readouterr().out
     assert "| steer_env/Evasion-v0 | separation buckland |" in out
+    data = json.loads(out_json.read_text())
+    assert data["command"].startswith("python -m benchmarks.fidelity --episodes 20")
+    assert [r["variant"] for r in data["rows"]] == ["default", "separation buckland"]
+    default = data["rows"][0]
+    assert default["minus_default"]["mean"] == 0.0
+    assert 0.0 <= default["capture_rate"]["lo"] <= default["capture_rate"]["mean"] <= 1.0
     caught = fidelity.captures(fidelity.get_task("evasion"), 20, 1_000_000)
     assert caught.dtype == bool and caught.shape == (20,)

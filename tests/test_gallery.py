@@ -62,6 +62,11 @@ def test_behaviors_list():
         "obstacle-avoidance",
         "wall-avoidance",
         "path-following",
+        "interpose",
+        "hide",
+        "offset-pursuit",
+        "collision-avoidance",
+        "flow-field",
     }
 
 
@@ -193,6 +198,94 @@ def test_path_following_stays_near_the_path():
     t = np.clip(np.einsum("nsk,sk->ns", rel, seg) / np.einsum("sk,sk->s", seg, seg), 0.0, 1.0)
     dist = vecmath.length(rel - seg * t[..., None]).min(axis=1)
     assert dist.max() < 3.5
+
+
+def test_interpose_stays_near_the_midpoint():
+    scene = run_scene("interpose", 300)
+    (a, b), _ = _movers(scene)
+    assert vecmath.length(scene.vehicles.position[0] - 0.5 * (a + b)) < 6.0
+
+
+def _movers(scene):
+    # the two agents the bodyguard interposes between are scripted: rebuild them from the draw
+    drawn = {}
+
+    class Spy(Renderer):
+        def vehicles(self, position, heading, radius, color):
+            drawn.setdefault("v", []).append(np.asarray(position, dtype=float))
+
+    r = Spy(scene.bounds, SIZE)
+    r.begin_frame()
+    scene.draw(r)
+    r.close()
+    return drawn["v"][0], None
+
+
+def test_hiders_end_behind_obstacles():
+    scene = run_scene("hide", 300)
+    info = scene.info
+    d = vecmath.length(scene.vehicles.position[:, None] - info["obstacle_center"][None])
+    gap = (d - info["obstacle_radius"][None]).min(axis=1)
+    assert np.all(gap > 0.0) and np.all(gap < 3.0)
+
+
+def test_offset_pursuit_keeps_the_formation():
+    scene = run_scene("offset-pursuit", 300)
+    v = scene.vehicles
+    spots = vecmath.point_to_world(scene.info["offsets"], v.position[0], v.heading[0])
+    assert vecmath.length(v.position[1:] - spots).max() < 3.0
+
+
+def test_collision_avoidance_crosses_without_overlaps():
+    scene = gallery.make_scene("collision-avoidance", 0)
+    v = scene.vehicles
+    closest = np.inf
+    for _ in range(150):
+        scene.step()
+        d = vecmath.length(v.position[:, None] - v.position[None])
+        closest = min(closest, d[~np.eye(len(d), dtype=bool)].min())
+    assert closest > 0.5 * 2 * v.radius[0]
+    assert vecmath.length(scene.info["goal"] - v.position).max() < 32.0
+
+
+def test_flow_field_vehicles_circle_the_vortex():
+    scene = run_scene("flow-field", 300)
+    d = vecmath.length(scene.vehicles.position - scene.info["center"])
+    assert np.all(np.abs(d - scene.info["orbit"]) < 6.0)
+
+
+#: Functions of steer_env.behaviors that compute a point or a field, not a steering force.
+HELPERS = {
+    "predict_position",
+    "pursuit_target",
+    "wander_world_target",
+    "feelers",
+    "hiding_spots",
+    "path_target",
+    "vortex_field",
+}
+
+
+def test_every_behavior_has_a_scene():
+    import inspect
+
+    from steer_env import behaviors
+
+    steering = {
+        name
+        for name, fn in inspect.getmembers(behaviors, inspect.isfunction)
+        if fn.__module__ == behaviors.__name__ and not name.startswith("_") and name not in HELPERS
+    }
+    assert set(gallery.BEHAVIOR_SCENES) == steering
+    assert set(gallery.BEHAVIOR_SCENES.values()) <= set(gallery.BEHAVIORS)
+
+
+def test_stills_are_small_pngs(tmp_path):
+    assert gallery.main(["--stills", str(tmp_path), "--steps", "3", "--width", "96"]) == 0
+    for name in gallery.BEHAVIORS:
+        image = iio.imread(tmp_path / f"{name}.png")
+        assert image.shape[1] == 96
+    assert gallery.main(["seek", "--stills", str(tmp_path)]) == 2
 
 
 # --- command line

@@ -4,11 +4,18 @@
   rewards, episode end and arguments tables), with the environment's GIF.
 * ``comparison-table``: the tables of a ``comparison.json`` that ``python -m agents.compare``
   writes (the shipped models' are ``agents/models/*_comparison.json``).
-* ``bench-table``: a table of a results file that ``python -m benchmarks`` writes
-  (``benchmarks/results*.json``), with the command that wrote it, so a page shows no figure
-  that no command produced.
+* ``bench-table``: a table of a results file that ``python -m benchmarks`` or
+  ``python -m benchmarks.bench_core`` writes (``benchmarks/results*.json``), with the command
+  that wrote it, so a page shows no figure that no command produced.
+* ``fidelity-table``: the variants of ``python -m benchmarks.fidelity``
+  (``benchmarks/results_fidelity.json``), one column pair per task.
+* ``baseline-table``: the scripted agents' success rates of one or more ``comparison.json``.
+* ``team-table``: a team ``comparison.json`` (``python -m agents.compare`` on a team model,
+  or the cross-play of ``python -m agents.team_league``) as pursuer teams x evaders.
+* ``behavior-card``: a behavior's picture (``docs/_static/behaviors/``, drawn by
+  ``python -m steer_env.demos.gallery --stills``) beside its docstring.
 
-Both emit MyST Markdown and parse it where they stand, so they are used from ``.md`` pages.
+They emit MyST Markdown and parse it where they stand, so they are used from ``.md`` pages.
 """
 
 from __future__ import annotations
@@ -200,6 +207,62 @@ class BenchTable(SphinxDirective):
         return container.children
 
 
+def _interval(iv: dict[str, float], signed: bool = False) -> str:
+    """An interval of the results files (fractions) in percent or points."""
+    f = "+.1f" if signed else ".1f"
+    body = f"{100 * iv['mean']:{f}} [{100 * iv['lo']:{f}}, {100 * iv['hi']:{f}}]"
+    return body if signed else body + "%"
+
+
+def _written_by(data: dict) -> str:
+    m = data["machine"]
+    versions = ", ".join(f"{k} {v}" for k, v in data["versions"].items() if v)
+    return f"Written by `{data['command']}` ({m['cpu']}, {m['cores']} cores; {versions})."
+
+
+def fidelity_markdown(name: str) -> str:
+    """``benchmarks/<name>`` of ``python -m benchmarks.fidelity``: variants x tasks."""
+    data = load_results(name)
+    tasks = list(dict.fromkeys(r["task"] for r in data["rows"]))
+    variants = list(dict.fromkeys(r["variant"] for r in data["rows"]))
+    cell = {(r["task"], r["variant"]): r for r in data["rows"]}
+    head = ["variant"]
+    for t in tasks:
+        head += [t.split("/")[-1], "minus default, points"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for v in variants:
+        label = next(cell[(t, v)]["label"] for t in tasks if (t, v) in cell)
+        row = [label]
+        for t in tasks:
+            r = cell.get((t, v))
+            if r is None:
+                row += ["", ""]
+                continue
+            row.append(_interval(r["capture_rate"]))
+            row.append("" if v == "default" else _interval(r["minus_default"], signed=True))
+        lines.append("| " + " | ".join(_cell(c) for c in row) + " |")
+    s = data["settings"]
+    lines += [
+        "",
+        f"{s['episodes']:,} paired episodes per task from seed {s['seed']:,}. " + _written_by(data),
+    ]
+    return "\n".join(lines)
+
+
+class FidelityTable(SphinxDirective):
+    """``{fidelity-table} results_fidelity.json``."""
+
+    required_arguments = 1
+
+    def run(self) -> list[nodes.Node]:
+        name = self.arguments[0]
+        self.env.note_dependency(str(ROOT / "benchmarks" / name))
+        container = nodes.container(classes=["fidelity-table"])
+        text = fidelity_markdown(name)
+        self.state.nested_parse(StringList(text.splitlines()), 0, container)
+        return container.children
+
+
 def _median(value: float | str, horizon: float) -> str:
     return f"> {horizon:g}" if value == "inf" else f"{value:.1f}"
 
@@ -266,8 +329,171 @@ class ComparisonTable(SphinxDirective):
         return container.children
 
 
+def baseline_markdown(paths: list[str]) -> str:
+    """The scripted agents of single-agent ``comparison.json`` files: task, agent, success."""
+    lines = ["| task | scripted agent | success [95% CI] |", "|---|---|---|"]
+    notes = []
+    for path in paths:
+        data = json.loads((ROOT / path).read_text())
+        verb = "captures" if data["role"] == "pursuer" else "survives"
+        for key, a in data["agents"].items():
+            if key == "learned":
+                continue
+            lo, hi = a["success_ci95"]
+            rate = f"{verb} {100 * a['success_rate']:.1f}% [{100 * lo:.1f}, {100 * hi:.1f}]"
+            lines.append(f"| {data['env_id'].split('/')[-1]} | {a['label']} | {rate} |")
+        notes.append(f"`{path}`: {data['episodes']} episodes from seed {data['seed']:,}")
+    lines += ["", "; ".join(notes) + "."]
+    return "\n".join(lines)
+
+
+class BaselineTable(SphinxDirective):
+    """``{baseline-table} agents/models/pursuit_ppo_comparison.json ...``."""
+
+    required_arguments = 1
+    optional_arguments = 8
+
+    def run(self) -> list[nodes.Node]:
+        for path in self.arguments:
+            self.env.note_dependency(str(ROOT / path))
+        container = nodes.container(classes=["baseline-table"])
+        text = baseline_markdown(list(self.arguments))
+        self.state.nested_parse(StringList(text.splitlines()), 0, container)
+        return container.children
+
+
+#: How the team tables name the scripted sides (the learned ones keep their key).
+TEAM_NAMES = {
+    "reynolds": "Reynolds team",
+    "cooperative": "cooperative team",
+    "learned": "learned team",
+    "flow": "flow (scripted)",
+}
+
+
+def team_markdown(path: str) -> str:
+    """A team ``comparison.json`` as pursuer teams (rows) x evaders (columns): capture rate
+    [95% Wilson] and restricted mean time to capture."""
+    data = json.loads((ROOT / path).read_text())
+    evaders = list(data["evaders"])
+    head = ["pursuers \\ evader", *(TEAM_NAMES.get(e, e) for e in evaders)]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for team in data["pursuer_teams"]:
+        row = [TEAM_NAMES.get(team, team)]
+        for e in evaders:
+            c = data["cells"].get(f"{team} vs {e}")
+            if c is None:
+                row.append("")
+                continue
+            lo, hi = c["capture_ci95"]
+            row.append(
+                f"{100 * c['capture_rate']:.1f}% [{100 * lo:.1f}, {100 * hi:.1f}], "
+                f"{c['restricted_mean_time_s']:.1f} s"
+            )
+        lines.append("| " + " | ".join(row) + " |")
+    lines += [
+        "",
+        f"{data['episodes']:,} paired episodes from seed {data['seed']:,}; times restricted to "
+        f"the {data['horizon_s']:g} s limit (`{path}`).",
+    ]
+    return "\n".join(lines)
+
+
+def team_paired_markdown(path: str) -> str:
+    """The paired differences of a team ``comparison.json``: capture points and seconds."""
+    data = json.loads((ROOT / path).read_text())
+    lines = [
+        "| pair (same episodes) | capture rate, points [95% CI] | time to capture, s [95% CI] |",
+        "|---|---|---|",
+    ]
+    for name, d in data["paired"].items():
+        label = " - ".join(
+            " vs ".join(TEAM_NAMES.get(w, w) for w in side.split(" vs "))
+            for side in name.split(" - ")
+        )
+        success = _points(d["capture_diff"], d["capture_diff_ci95"])
+        times = _points(d["time_diff_s"], d["time_diff_ci95_s"], 1.0, 2)
+        lines.append(f"| {label} | {success} | {times} |")
+    return "\n".join(lines)
+
+
+class TeamTable(SphinxDirective):
+    """``{team-table} agents/models/team_pursuit_league_crossplay.json``.
+
+    Option ``paired`` (a flag): the paired differences instead of the cells.
+    """
+
+    required_arguments = 1
+    option_spec: ClassVar[dict[str, Any]] = {"paired": directives.flag}
+
+    def run(self) -> list[nodes.Node]:
+        path = self.arguments[0]
+        self.env.note_dependency(str(ROOT / path))
+        container = nodes.container(classes=["team-table"])
+        paired = "paired" in self.options
+        text = team_paired_markdown(path) if paired else team_markdown(path)
+        self.state.nested_parse(StringList(text.splitlines()), 0, container)
+        return container.children
+
+
+#: Where the behaviors' pictures are (``python -m steer_env.demos.gallery --stills`` writes them).
+BEHAVIOR_PICTURES = "docs/_static/behaviors"
+
+
+class BehaviorCard(SphinxDirective):
+    """``{behavior-card} seek``: the picture of the gallery scene that shows
+    ``steer_env.behaviors.seek`` beside the function's docstring (its formula).
+
+    Options: ``source`` (the literature the behavior comes from) and ``caption``.
+    """
+
+    required_arguments = 1
+    option_spec: ClassVar[dict[str, Any]] = {
+        "source": directives.unchanged_required,
+        "caption": directives.unchanged,
+    }
+
+    def run(self) -> list[nodes.Node]:
+        from steer_env.demos.gallery import BEHAVIOR_SCENES
+
+        name = self.arguments[0]
+        if name not in BEHAVIOR_SCENES:
+            raise self.error(f"behavior-card: {name!r} has no gallery scene (BEHAVIOR_SCENES)")
+        scene = BEHAVIOR_SCENES[name]
+        picture = ROOT / BEHAVIOR_PICTURES / f"{scene}.png"
+        if not picture.is_file():
+            raise self.error(f"behavior-card: no picture {picture.relative_to(ROOT)}")
+        self.env.note_dependency(str(picture))
+        here = Path(self.env.doc2path(self.env.docname)).parent
+        rel = Path(*[".."] * len(here.relative_to(ROOT).parts), BEHAVIOR_PICTURES, picture.name)
+        caption = self.options.get("caption") or f"gallery scene `{scene}`"
+        text = [
+            f"```{{figure}} {rel.as_posix()}",
+            ":width: 240px",
+            ":align: right",
+            "",
+            caption,
+            "```",
+            "",
+            f"**Source**: {self.options['source']}.",
+            "",
+            "```{eval-rst}",
+            f".. autofunction:: steer_env.behaviors.{name}",
+            "   :no-index:",
+            "```",
+            "",
+        ]
+        container = nodes.container(classes=["behavior-card"])
+        self.state.nested_parse(StringList(text), 0, container)
+        return container.children
+
+
 def setup(app: Sphinx) -> dict[str, Any]:
     app.add_directive("env-card", EnvCard)
     app.add_directive("bench-table", BenchTable)
     app.add_directive("comparison-table", ComparisonTable)
+    app.add_directive("fidelity-table", FidelityTable)
+    app.add_directive("baseline-table", BaselineTable)
+    app.add_directive("team-table", TeamTable)
+    app.add_directive("behavior-card", BehaviorCard)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}

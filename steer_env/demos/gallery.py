@@ -629,6 +629,260 @@ def scene_path_following(rng: np.random.Generator) -> Scene:
     )
 
 
+def _circuit(t: float, center: Array, radii: Array, rates: Array, phase: Array) -> Array:
+    """A point on a Lissajous circuit at time ``t`` s (for scripted movers)."""
+    return center + radii * np.sin(rates * t + phase)
+
+
+def scene_interpose(rng: np.random.Generator) -> Scene:
+    """A bodyguard interposes between two agents circling the box: it arrives at their
+    midpoint predicted as far ahead as it takes to reach today's midpoint."""
+    bounds: Bounds = (0.0, 0.0, 50.0, 36.0)
+    center = np.array([25.0, 18.0])
+    phase = rng.uniform(0.0, 2.0 * np.pi, size=(2, 2))
+    radii = np.array([[19.0, 12.0], [17.0, 13.0]])
+    rates = np.array([[0.35, 0.5], [0.45, 0.3]])
+    v = Vehicles.create(
+        position=center + rng.uniform(-3.0, 3.0, size=(1, 2)),
+        max_speed=9.0,
+        max_force=14.0,
+        radius=0.8,
+    )
+    state = {"t": 0.0}
+
+    def movers(t: float) -> tuple[Array, Array]:
+        pos = _circuit(t, center, radii, rates, phase)
+        vel = radii * rates * np.cos(rates * t + phase)
+        return pos, vel
+
+    trails = Trails(45)
+    trails.reset(np.vstack((v.position, movers(0.0)[0])))
+
+    def step() -> None:
+        state["t"] += DT
+        (a, b), (va, vb) = movers(state["t"])
+        force = behaviors.interpose(
+            v.position, v.velocity, v.max_speed, a, va, b, vb, slowing_radius=3.0
+        )
+        v.step(force, DT)
+        trails.push(np.vstack((v.position, movers(state["t"])[0])))
+
+    def draw(r: Renderer) -> None:
+        (a, b), (va, vb) = movers(state["t"])
+        r.polyline(trails.get(1), C["trail"])
+        r.polyline(trails.get(2), C["trail"])
+        r.polyline(trails.get(0), C["agent"])
+        r.line(a, b, C["debug"])
+        _cross(r, 0.5 * (a + b), 0.6, C["debug"])
+        heading = vecmath.normalize(np.stack((va, vb)))
+        r.vehicles(np.stack((a, b)), heading, 0.8, C["evader"])
+        r.vehicles(v.position, v.heading, v.radius, C["agent"])
+
+    return Scene(
+        "interpose",
+        "yellow: bodyguard; violet: the line between the two blue agents, its midpoint",
+        bounds,
+        step,
+        draw,
+        v,
+        state,
+    )
+
+
+def scene_hide(rng: np.random.Generator) -> Scene:
+    """Three vehicles hide behind obstacles from a hunter that circles the field: each
+    arrives at the nearest spot behind an obstacle as seen from the hunter."""
+    bounds: Bounds = (0.0, 0.0, 50.0, 36.0)
+    centers, radii = _place_obstacles(rng, 5, (8.0, 6.0, 42.0, 30.0), 5.0)
+    center = np.array([25.0, 18.0])
+    phase = rng.uniform(0.0, 2.0 * np.pi, size=2)
+    v = Vehicles.create(
+        position=_uniform_points(rng, 3, bounds, 4.0),
+        max_speed=7.0,
+        max_force=12.0,
+        radius=0.7,
+    )
+    state = {"t": 0.0}
+
+    def hunter(t: float) -> tuple[Array, Array]:
+        radii_h, rates = np.array([20.0, 14.0]), np.array([0.3, 0.45])
+        pos = _circuit(t, center, radii_h, rates, phase)
+        return pos, radii_h * rates * np.cos(rates * t + phase)
+
+    trails = Trails(45)
+    trails.reset(v.position)
+
+    def step() -> None:
+        state["t"] += DT
+        hp, hv = hunter(state["t"])
+        force = behaviors.hide(
+            v.position, v.velocity, v.max_speed, hp, hv, centers, radii, slowing_radius=3.0
+        )
+        walls = _wall_force(v, bounds, 3.0)
+        v.step(combine.prioritized([walls, force], [1.0, 1.0], v.max_force), DT)
+        trails.push(v.position)
+
+    def draw(r: Renderer) -> None:
+        hp, hv = hunter(state["t"])
+        r.circle(centers, radii, C["obstacle"], 0)
+        spots = behaviors.hiding_spots(hp, centers, radii, 1.0)
+        for spot in spots:
+            _cross(r, spot, 0.5, C["debug"])
+        _trails(r, trails)
+        r.vehicles(hp[None], vecmath.normalize(hv)[None], 0.9, C["pursuer"])
+        r.vehicles(v.position, v.heading, v.radius, C["evader"])
+
+    return Scene(
+        "hide",
+        "red: hunter; violet crosses: hiding spots behind each obstacle; blue: hiders",
+        bounds,
+        step,
+        draw,
+        v,
+        {"obstacle_center": centers, "obstacle_radius": radii, "state": state},
+    )
+
+
+def scene_offset_pursuit(rng: np.random.Generator) -> Scene:
+    """Four followers keep a V formation behind a leader that follows a closed path, each
+    arriving at its offset point in the leader's frame, predicted ahead."""
+    bounds: Bounds = (0.0, 0.0, 60.0, 45.0)
+    offsets = np.array([[-3.0, 3.0], [-3.0, -3.0], [-6.0, 6.0], [-6.0, -6.0]])
+    theta = np.linspace(0.0, 2.0 * np.pi, 24, endpoint=False) + rng.uniform(0.0, 2.0 * np.pi)
+    path = np.stack((30.0 + 18.0 * np.cos(theta), 22.5 + 12.0 * np.sin(theta)), axis=1)
+    start = path[0]
+    v = Vehicles.create(
+        position=np.vstack((start, start + rng.uniform(-8.0, 8.0, size=(4, 2)))),
+        max_speed=[4.0, 7.0, 7.0, 7.0, 7.0],
+        max_force=[6.0, 12.0, 12.0, 12.0, 12.0],
+        radius=0.7,
+    )
+    trails = Trails(50)
+    trails.reset(v.position)
+
+    def step() -> None:
+        p, vel, h, ms = v.position, v.velocity, v.heading, v.max_speed
+        lead = behaviors.follow_path(p[0], vel[0], ms[0], path, 0.5, 3.0, loop=True)
+        follow = behaviors.offset_pursuit(
+            p[1:], vel[1:], ms[1:], p[0], vel[0], h[0], offsets, slowing_radius=2.0
+        )
+        v.step(np.vstack((lead, follow)), DT)
+        trails.push(v.position)
+
+    def draw(r: Renderer) -> None:
+        r.polyline(path, C["path"], 1, closed=True)
+        _trails(r, trails)
+        spots = vecmath.point_to_world(offsets, v.position[0], v.heading[0])
+        r.line(np.broadcast_to(v.position[0], spots.shape), spots, C["debug"])
+        for spot in spots:
+            _cross(r, spot, 0.4, C["debug"])
+        colors = [C["agent"]] + [C["boid"]] * 4
+        r.vehicles(v.position, v.heading, v.radius, colors)
+
+    return Scene(
+        "offset-pursuit",
+        "yellow: leader on its path; violet crosses: the followers' offsets in its frame",
+        bounds,
+        step,
+        draw,
+        v,
+        {"offsets": offsets, "path": path},
+    )
+
+
+def scene_collision_avoidance(rng: np.random.Generator) -> Scene:
+    """Twelve vehicles cross a circle to the opposite side; unaligned collision avoidance
+    (prioritized above seek) steers each away from where a neighbour will be."""
+    bounds: Bounds = (0.0, 0.0, 40.0, 40.0)
+    n, horizon = 12, 1.5
+    angle = np.linspace(0.0, 2.0 * np.pi, n, endpoint=False) + rng.uniform(-0.1, 0.1, n)
+    ring = np.stack((np.cos(angle), np.sin(angle)), axis=1)
+    center = np.array([20.0, 20.0])
+    v = Vehicles.create(
+        position=center + 16.0 * ring,
+        velocity=-2.0 * ring,
+        max_speed=5.0,
+        max_force=10.0,
+        radius=0.8,
+    )
+    state = {"goal": center - 16.0 * ring}
+    trails = Trails(80)
+    trails.reset(v.position)
+
+    def step() -> None:
+        reached = vecmath.length(state["goal"] - v.position) < 1.0
+        state["goal"] = np.where(reached[:, None], 2.0 * center - state["goal"], state["goal"])
+        nb = find_neighbors(v.position, 2.0 * 5.0 * horizon)
+        avoid = behaviors.unaligned_collision_avoidance(
+            v.position, v.velocity, v.heading, v.max_speed, v.radius, nb, horizon
+        )
+        go = behaviors.arrive(v.position, v.velocity, state["goal"], v.max_speed, 3.0)
+        v.step(combine.prioritized([avoid, go], [2.0, 1.0], v.max_force), DT)
+        trails.push(v.position)
+
+    def draw(r: Renderer) -> None:
+        _trails(r, trails)
+        r.line(v.position, v.position + horizon * v.velocity, C["debug"])
+        for g in state["goal"]:
+            _cross(r, g, 0.4, C["target"])
+        r.vehicles(v.position, v.heading, v.radius, C["agent"])
+
+    return Scene(
+        "collision-avoidance",
+        f"violet: where each vehicle will be in {horizon:g} s; crosses: goals",
+        bounds,
+        step,
+        draw,
+        v,
+        state,
+    )
+
+
+def scene_flow_field(rng: np.random.Generator) -> Scene:
+    """Ten vehicles follow a vortex flow field (arrows), sampled a little ahead of each."""
+    bounds: Bounds = (0.0, 0.0, 50.0, 40.0)
+    center, orbit = np.array([25.0, 20.0]), 12.0
+    n = 10
+    v = Vehicles.create(
+        position=_uniform_points(rng, n, bounds, 4.0),
+        max_speed=6.0,
+        max_force=8.0,
+        radius=0.7,
+    )
+    xs, ys = np.meshgrid(np.arange(2.5, 50.0, 5.0), np.arange(2.5, 40.0, 5.0))
+    grid = np.stack((xs.ravel(), ys.ravel()), axis=1)
+    arrows = 1.6 * behaviors.vortex_field(grid, center, orbit)
+    trails = Trails(60)
+    trails.reset(v.position)
+
+    def field(points: Array) -> Array:
+        return behaviors.vortex_field(points, center, orbit)
+
+    def step() -> None:
+        force = behaviors.flow_field_following(
+            v.position, v.velocity, v.max_speed, field, prediction_time=0.5
+        )
+        v.step(force, DT)
+        trails.push(v.position)
+
+    def draw(r: Renderer) -> None:
+        r.line(grid, grid + arrows, C["trail"])
+        r.point(grid + arrows, C["trail"], 2)
+        r.circle(center, orbit, C["path"])
+        _trails(r, trails, C["debug"])
+        r.vehicles(v.position, v.heading, v.radius, C["agent"])
+
+    return Scene(
+        "flow-field",
+        f"grey: the vortex field; green: its preferred orbit ({orbit:g} m)",
+        bounds,
+        step,
+        draw,
+        v,
+        {"center": center, "orbit": orbit},
+    )
+
+
 SCENES: dict[str, Callable[[np.random.Generator], Scene]] = {
     "seek": scene_seek,
     "flee": scene_flee,
@@ -639,10 +893,47 @@ SCENES: dict[str, Callable[[np.random.Generator], Scene]] = {
     "obstacle-avoidance": scene_obstacle_avoidance,
     "wall-avoidance": scene_wall_avoidance,
     "path-following": scene_path_following,
+    "interpose": scene_interpose,
+    "hide": scene_hide,
+    "offset-pursuit": scene_offset_pursuit,
+    "collision-avoidance": scene_collision_avoidance,
+    "flow-field": scene_flow_field,
 }
 
 #: Names accepted by :func:`render_behavior` and the command line.
 BEHAVIORS: tuple[str, ...] = tuple(SCENES)
+
+#: Each behavior of :mod:`steer_env.behaviors` and the scene that shows it (the still
+#: ``<scene>.png`` that ``--stills`` writes is its picture on the library page).
+BEHAVIOR_SCENES: dict[str, str] = {
+    "seek": "seek",
+    "flee": "flee",
+    "arrive": "arrive",
+    "pursuit": "pursuit-evade",
+    "evade": "pursuit-evade",
+    "wander": "wander",
+    "separation": "flocking",
+    "alignment": "flocking",
+    "cohesion": "flocking",
+    "wall_avoidance": "wall-avoidance",
+    "obstacle_avoidance": "obstacle-avoidance",
+    "interpose": "interpose",
+    "hide": "hide",
+    "offset_pursuit": "offset-pursuit",
+    "follow_path": "path-following",
+    "unaligned_collision_avoidance": "collision-avoidance",
+    "flow_field_following": "flow-field",
+}
+
+#: Simulation steps before a scene's still is taken (``--stills`` without ``--steps``).
+STILL_STEPS: dict[str, int] = {name: 150 for name in SCENES} | {
+    "arrive": 60,
+    "collision-avoidance": 75,
+    "pursuit-evade": 90,
+    "seek": 50,
+}
+#: Colours of a still's palette: the scenes draw few colours, so a PNG stays small.
+STILL_COLORS = 64
 
 
 # --- running
@@ -698,6 +989,44 @@ def iter_frames(
         r.close()
 
 
+def render_still(name: str, steps: int, seed: int, size: int = 320) -> np.ndarray:
+    """Scene ``name`` after ``steps`` steps, drawn without the title and caption lines: one
+    ``(H, W, 3)`` uint8 frame (``W = size``), the behavior's picture in the docs."""
+    _check_args(name, steps, seed)
+    scene = make_scene(name, seed)
+    for _ in range(steps):
+        scene.step()
+    r = Renderer(scene.bounds, size, "rgb_array")
+    try:
+        r.begin_frame()
+        scene.draw(r)
+        return r.finish()
+    finally:
+        r.close()
+
+
+def write_stills(
+    folder: str | os.PathLike[str], seed: int, size: int, steps: int | None
+) -> list[str]:
+    """Write ``<scene>.png`` for every scene into ``folder`` (created when missing), each
+    after ``steps`` steps (default :data:`STILL_STEPS`), quantized to
+    :data:`STILL_COLORS` colours; returns the paths written."""
+    from PIL import Image
+
+    from steer_env.cli import atomic_output
+
+    os.makedirs(folder, exist_ok=True)
+    written = []
+    for name in SCENES:
+        frame = render_still(name, steps or STILL_STEPS[name], seed, size)
+        image = Image.fromarray(frame).quantize(STILL_COLORS, method=Image.Quantize.MEDIANCUT)
+        path = os.path.join(folder, f"{name}.png")
+        with atomic_output(path) as tmp:
+            image.save(tmp, format="PNG", optimize=True)
+        written.append(path)
+    return written
+
+
 def render_behavior(name: str, steps: int, seed: int, size: int = 480) -> list[np.ndarray]:
     """Render ``steps`` frames of scene ``name`` headless: a list of ``(H, W, 3)`` uint8
     arrays (``W = size``), one after each simulation step."""
@@ -720,12 +1049,23 @@ def _parser() -> argparse.ArgumentParser:
         metavar="FILE",
         help="write FILE (.gif, .mp4, or .png for the last frame) instead of opening a window",
     )
-    p.add_argument("--steps", type=cli.int_in(1, 100_000), default=300, help="default 300")
+    p.add_argument(
+        "--steps",
+        type=cli.int_in(1, 100_000),
+        default=None,
+        help="default 300 (--stills: each scene's own, 60 to 150)",
+    )
     cli.add_seed(p, 0, "seed of the scene")
     cli.add_fps(p, 30)
     cli.add_width(p, 480)
     cli.add_alias(p, "--size", "--width")
     p.add_argument("--list", action="store_true", help="list the behaviors and exit")
+    p.add_argument(
+        "--stills",
+        metavar="DIR",
+        help="write one PNG per scene into DIR (no title or caption; --width default 320)",
+    )
+    p.set_defaults(width=None)  # 480, or 320 for --stills
     return p
 
 
@@ -739,6 +1079,21 @@ def main(argv: list[str] | None = None) -> int:
     if args.list:
         print("\n".join(BEHAVIORS))
         return 0
+    if args.stills is not None:
+        if args.behavior is not None or args.out is not None:
+            return _fail("--stills writes every scene: give no BEHAVIOR and no --out", 2)
+        if os.path.exists(args.stills) and not os.path.isdir(args.stills):
+            return _fail(f"--stills {args.stills!r} is not a directory", 2)
+        try:
+            paths = write_stills(args.stills, args.seed, args.width or 320, args.steps)
+        except PygameNotInstalled as exc:
+            return _fail(str(exc))
+        except (OSError, RuntimeError, ValueError) as exc:
+            return _fail(f"{type(exc).__name__}: {exc}")
+        print("\n".join(f"wrote {p}" for p in paths))
+        return 0
+    args.steps = 300 if args.steps is None else args.steps
+    args.width = 480 if args.width is None else args.width
     if args.behavior is None:
         return _fail(f"BEHAVIOR is required; choose from {', '.join(BEHAVIORS)}", 2)
     if args.behavior not in SCENES:
