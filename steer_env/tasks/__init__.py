@@ -20,7 +20,7 @@ the tasks with a single-agent Gymnasium form and with a PettingZoo form.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -48,6 +48,7 @@ class Task(TaskSpec, SingleAgentInfos):
         success: ``"capture"`` (success = the episode ended with a capture) or
             ``"escape"`` (success = the learned evader was never captured).
         entry_point, vector_entry_point: the Gymnasium entry points of ``env_id``.
+        training: defaults per trainer (:mod:`steer_env.tasks.training`).
     """
 
     name: str
@@ -60,6 +61,7 @@ class Task(TaskSpec, SingleAgentInfos):
     entry_point: str = ""
     vector_entry_point: str = ""
     env_module: str | None = None
+    training: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
 
     @property
     def opponent_team(self) -> str:

@@ -14,6 +14,9 @@ a :class:`TaskSpec` subclass that says:
 * **its baselines**: scripted strategies per role (:meth:`TaskSpec.baselines_of`), the
   first of each role being *the* classic one;
 * **its success rule**: :meth:`TaskSpec.is_success` of an episode's outcome;
+* **its training defaults**: ``training``, per trainer (``ppo``, ``sac``, ``rllib-ppo``)
+  the budget, the envs stepped together and the hyperparameters
+  (:mod:`steer_env.tasks.training`);
 * **its infos**, the same keys from reset on: a single-agent task builds the Gymnasium
   env's (:meth:`SingleAgentInfos.reset_info`, :meth:`~SingleAgentInfos.step_info`, Python
   scalars), the native vector env's (``(num_envs,)`` arrays) and the outcome the SB3
@@ -46,6 +49,9 @@ class TaskSpec(ABC):
     env_id: str | None
     #: The PettingZoo module of the task's multi-agent form (``None``: it has none).
     env_module: str | None
+    #: Training defaults per trainer name: ``{"timesteps", "n_envs", "hyperparameters"}``
+    #: (:func:`steer_env.tasks.training.defaults`).
+    training: Mapping[str, Mapping[str, Any]]
 
     @abstractmethod
     def config(self, **overrides: Any) -> Any:

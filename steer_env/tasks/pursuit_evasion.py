@@ -16,7 +16,7 @@ The envs' scripted opponents run these strategies, and so do the baselines of
 from __future__ import annotations
 
 from steer_env.engine.strategy import Behavior, Strategy
-from steer_env.tasks import STRATEGIES, Task, register
+from steer_env.tasks import STRATEGIES, Task, register, training
 from steer_env.tasks.config import TaskConfig
 
 
@@ -89,6 +89,13 @@ PURSUIT = register(
         success="capture",
         entry_point="steer_env.envs.pursuit:PursuitEnv",
         vector_entry_point="steer_env.envs.pursuit:make_pursuit_vector",
+        # PPO here is the default run of ``python train.py``: it must finish, with the
+        # comparison, in under 5 minutes on 2 CPU cores.
+        training=training.table(
+            ppo=training.defaults(300_000, 16, training.SB3_PPO),
+            sac=training.defaults(50_000, 4, training.SB3_SAC),
+            rllib_ppo=training.defaults(500_000, 32, training.RLLIB_PPO),
+        ),
     )
 )
 
@@ -103,5 +110,10 @@ EVASION = register(
         success="escape",
         entry_point="steer_env.envs.evasion:EvasionEnv",
         vector_entry_point="steer_env.envs.evasion:make_evasion_vector",
+        training=training.table(
+            ppo=training.defaults(500_000, 16, training.SB3_PPO),
+            sac=training.defaults(50_000, 4, training.SB3_SAC),
+            rllib_ppo=training.defaults(1_000_000, 32, training.RLLIB_PPO),
+        ),
     )
 )
