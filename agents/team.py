@@ -1,4 +1,4 @@
-"""Deprecated: moved to :mod:`agents.evaluation.team`. Its names still resolve here for one
+"""Deprecated: moved to :mod:`agents.evaluation.cross_play`. Its names still resolve here for one
 release, with a ``DeprecationWarning`` naming the new module.
 """
 
@@ -6,4 +6,4 @@ from __future__ import annotations
 
 from agents.deprecation import forward_moved_names
 
-__getattr__ = forward_moved_names("agents.team", "agents.evaluation.team")
+__getattr__ = forward_moved_names("agents.team", "agents.evaluation.cross_play")

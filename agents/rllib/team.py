@@ -31,13 +31,16 @@ from typing import Any
 
 import numpy as np
 
-from agents.evaluation.team import is_team_env
+from steer_env.tasks import TEAM_TASKS
 
 #: Modules trained for each ``--learned`` value.
 MODULES = {"pursuers": ("pursuer",), "evaders": ("evader",), "both": ("pursuer", "evader")}
 LEARNED = tuple(MODULES)
-#: Whether an env id is a team task (one definition: :func:`agents.evaluation.team.is_team_env`).
-is_team_task = is_team_env
+
+
+def is_team_task(name: str | None) -> bool:
+    """Whether ``name`` is a task with a PettingZoo form."""
+    return name in TEAM_TASKS
 
 
 def env_config(task: str, learned: str, seed: int, session: int, **kwargs: Any) -> dict[str, Any]:

@@ -464,7 +464,7 @@ def train(
     extra: dict[str, Any] = {"model": str(final), "framework": "rllib"}
     if team and set(module_ids) == {"pursuer", "evader"}:
         # Both roles learned: the table plays the trained modules against each other too.
-        from agents.evaluation.team import load_team_policy
+        from agents.evaluation.cross_play import load_team_policy
 
         extra["opponent"] = load_team_policy(final, "evader")
     if not run.compare(env_id, final, extra, "checkpoint"):

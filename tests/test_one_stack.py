@@ -1,0 +1,61 @@
+"""One comparison and rendering stack: what differs between tasks comes from the task
+(its ``metrics``), not from a branch on the kind of task."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from agents.evaluation import compare, cross_play
+from agents.training import sb3
+from steer_env.tasks import REGISTRY
+from steer_env.tasks.pursuit_evasion import PURSUIT
+
+
+def test_every_layout_comes_from_the_task():
+    for name, task in REGISTRY.items():
+        layout = task.metrics.layout
+        for env in (name, task.env_id):
+            if env is None:
+                continue
+            assert compare.task_of(env) is task
+            assert compare.comparison_of(env) is compare.LAYOUTS[layout]
+            assert sb3.setup_of(env) is sb3.SETUPS[layout]
+    assert isinstance(compare.comparison_of("team_pursuit"), cross_play.CrossPlay)
+    assert isinstance(compare.comparison_of(None), compare.AgentsTable)  # the default task
+
+
+def test_a_new_task_gets_its_layout_and_labels_from_its_entry(monkeypatch):
+    metrics = dataclasses.replace(PURSUIT.metrics, success_means="penned", time_means="time")
+    herding = dataclasses.replace(
+        PURSUIT, name="herding", env_id="steer_env/Herding-v0", metrics=metrics
+    )
+    monkeypatch.setitem(REGISTRY, "herding", herding)
+    assert compare.comparison_of("herding") is compare.LAYOUTS["agents"]
+    assert compare.comparison_of("steer_env/Herding-v0") is compare.LAYOUTS["agents"]
+
+
+def test_the_summary_reads_the_task_metrics():
+    results = {
+        name: compare.play_episodes(
+            "steer_env/Evasion-v0",
+            lambda env, seed: compare.make_scripted("classic", env, seed=seed),
+            8,
+            5,
+        )
+        for name in ("classic",)
+    }
+    summary = compare.summarize(results, "steer_env/Evasion-v0", 0.1, 100)
+    metrics = REGISTRY["evasion"].metrics
+    assert (summary["success_means"], summary["time_means"]) == (
+        metrics.success_means,
+        metrics.time_means,
+    )
+
+
+def test_the_old_predicate_still_works_with_a_warning():
+    import agents.evaluation.team as old_team
+
+    with pytest.warns(DeprecationWarning, match=r"is_team_env is deprecated.*comparison_of"):
+        assert old_team.is_team_env("team_pursuit") and not old_team.is_team_env("pursuit")
