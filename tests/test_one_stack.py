@@ -4,13 +4,18 @@
 from __future__ import annotations
 
 import dataclasses
+import re
+from pathlib import Path
 
 import pytest
 
 from agents.evaluation import compare, cross_play
+from agents.rllib import training as rllib_training
 from agents.training import sb3
 from steer_env.tasks import REGISTRY
 from steer_env.tasks.pursuit_evasion import PURSUIT
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_every_layout_comes_from_the_task():
@@ -22,6 +27,7 @@ def test_every_layout_comes_from_the_task():
             assert compare.task_of(env) is task
             assert compare.comparison_of(env) is compare.LAYOUTS[layout]
             assert sb3.setup_of(env) is sb3.SETUPS[layout]
+            assert rllib_training.setup_of(env) is rllib_training.SETUPS[layout]
     assert isinstance(compare.comparison_of("team_pursuit"), cross_play.CrossPlay)
     assert isinstance(compare.comparison_of(None), compare.AgentsTable)  # the default task
 
@@ -54,8 +60,23 @@ def test_the_summary_reads_the_task_metrics():
     )
 
 
-def test_the_old_predicate_still_works_with_a_warning():
+def test_old_predicates_still_work_with_a_warning():
     import agents.evaluation.team as old_team
+    import agents.rllib.team as rllib_team
 
     with pytest.warns(DeprecationWarning, match=r"is_team_env is deprecated.*comparison_of"):
         assert old_team.is_team_env("team_pursuit") and not old_team.is_team_env("pursuit")
+    with pytest.warns(DeprecationWarning, match=r"is_team_task is deprecated.*setup_of"):
+        assert rllib_team.is_team_task("team_pursuit")
+
+
+def test_no_command_branches_on_the_kind_of_task():
+    # The old predicates are only kept as deprecated names (strings), never called.
+    calls = re.compile(r"\bis_team\w*\s*\(|\bis_team\w*\s*=")
+    found = [
+        f"{path.relative_to(ROOT)}:{n}: {line.strip()}"
+        for path in [ROOT / "train.py", *sorted((ROOT / "agents").rglob("*.py"))]
+        for n, line in enumerate(path.read_text().splitlines(), 1)
+        if calls.search(line)
+    ]
+    assert not found, found
