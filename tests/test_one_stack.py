@@ -40,6 +40,36 @@ def test_a_new_task_gets_its_layout_and_labels_from_its_entry(monkeypatch):
     monkeypatch.setitem(REGISTRY, "herding", herding)
     assert compare.comparison_of("herding") is compare.LAYOUTS["agents"]
     assert compare.comparison_of("steer_env/Herding-v0") is compare.LAYOUTS["agents"]
+    labels = {**metrics.labels, "rate": "penning"}
+    monkeypatch.setitem(
+        REGISTRY,
+        "herding",
+        dataclasses.replace(
+            herding,
+            metrics=metrics.__class__(
+                metrics.layout, "penned", "time to pen", metrics.goal, labels
+            ),
+        ),
+    )
+    agent = {
+        "label": "learned",
+        "success_rate": 0.5,
+        "success_ci95": [0.2, 0.8],
+        "restricted_mean_time_s": 3.0,
+        "mean_time_captured_s": 2.0,
+        "median_time_s": 2.5,
+    }
+    summary = {
+        "env_id": "steer_env/Herding-v0",
+        "episodes": 4,
+        "horizon_s": 10.0,
+        "time_means": "time to pen",
+        "agents": {"learned": agent},
+        "paired_vs_learned": {},
+        "goal": {},
+    }
+    table = compare.format_table(summary)
+    assert "| agent | penning rate [95% CI] | mean time to pen (s)* |" in table
 
 
 def test_the_summary_reads_the_task_metrics():

@@ -23,6 +23,12 @@ Reported per agent (``H`` = the time limit, 10 s by default):
 Writes ``comparison.csv`` (one row per agent), ``episodes.csv`` (one row per agent and
 episode), ``comparison.json`` (everything, with the goal check) and ``survival.png``
 (fraction of episodes without a capture vs time, per agent) to ``--out``.
+
+This is the ``"agents"`` layout (:class:`AgentsTable`). The commands are one stack for
+every task: a task's ``metrics`` (:class:`steer_env.tasks.Metrics`) name its layout, what its
+success and its time mean, its goal and its table's words, and :func:`comparison_of` gives
+the layout that ``agents.compare``, ``agents.render`` and the end of a training run use
+(a team task's is the cross-play, :mod:`agents.evaluation.cross_play`).
 """
 
 from __future__ import annotations
@@ -172,34 +178,23 @@ def summarize(
                 "time_diff_s": d.mean,
                 "time_diff_ci95_s": [d.lo, d.hi],
             }
+    # The goal, what a success and the time mean: the task's metrics.
+    metrics = get_task(env_id).metrics
     goal: dict[str, Any] = {}
     if "classic" in paired:
         p = paired["classic"]
         better_success = bool(p["success_diff_ci95"][0] > 0)
-        if get_task(env_id).success == "capture":
-            faster = bool(p["time_diff_ci95_s"][1] < 0)
-            goal = {
-                "criterion": "learned - classic: success CI above 0 and restricted mean time to "
-                "capture CI below 0",
-                "success_better": better_success,
-                "time_shorter": faster,
-                "met": better_success and faster,
-            }
-        else:
-            goal = {
-                "criterion": "learned - classic: survival-rate CI above 0",
-                "success_better": better_success,
-                "met": better_success,
-            }
+        goal = {"criterion": metrics.goal["criterion"], "success_better": better_success}
+        met = better_success
+        if metrics.goal.get("time_shorter"):
+            goal["time_shorter"] = bool(p["time_diff_ci95_s"][1] < 0)
+            met = met and goal["time_shorter"]
+        goal["met"] = met
     return {
         "env_id": env_id,
         "role": ROLE[env_id],
-        "success_means": "capture"
-        if get_task(env_id).success == "capture"
-        else "no capture by the time limit",
-        "time_means": "time to capture"
-        if get_task(env_id).success == "capture"
-        else "survival time",
+        "success_means": metrics.success_means,
+        "time_means": metrics.time_means,
         "horizon_s": horizon,
         "dt_s": dt,
         "episodes": int(next(iter(results.values())).success.size),
@@ -222,10 +217,9 @@ def summarize(
 
 def format_table(summary: dict[str, Any]) -> str:
     """Markdown tables of a :func:`summarize` result."""
-    pursuer = summary["role"] == "pursuer"
     horizon = summary["horizon_s"]
-    what = "capture" if pursuer else "survival"
-    tname = "time to capture" if pursuer else "survival time"
+    what = get_task(summary["env_id"]).metrics.labels["rate"]
+    tname = summary["time_means"]
     lines = [
         f"{summary['env_id']}: {summary['episodes']} paired episodes, time limit {horizon:g} s",
         "",
@@ -283,6 +277,7 @@ def plot_survival(results: dict[str, EpisodeResults], summary: dict[str, Any], p
     import matplotlib.pyplot as plt
 
     dt, horizon = summary["dt_s"], summary["horizon_s"]
+    labels = get_task(summary["env_id"]).metrics.labels
     fig, ax = plt.subplots(figsize=(6.4, 4.2), dpi=110)
     for name, r in results.items():
         t = np.where(r.captured, r.capture_step * dt, horizon)
@@ -293,18 +288,13 @@ def plot_survival(results: dict[str, EpisodeResults], summary: dict[str, Any], p
             surv,
             where="post",
             lw=2 if name == "learned" else 1.5,
-            label=f"{a['label']} ({100 * a['success_rate']:.0f}% "
-            f"{'captured' if summary['role'] == 'pursuer' else 'survived'})",
+            label=f"{a['label']} ({100 * a['success_rate']:.0f}% {labels['achieved']})",
         )
     ax.set_xlim(0, horizon)
     ax.set_ylim(0, 1.02)
     ax.set_xlabel("time (s)")
-    if summary["role"] == "pursuer":
-        ax.set_ylabel("fraction of evaders still free")
-        ax.set_title(f"Pursuit: {summary['episodes']} paired episodes")
-    else:
-        ax.set_ylabel("fraction of episodes the evader survives")
-        ax.set_title(f"Evasion: {summary['episodes']} paired episodes")
+    ax.set_ylabel(labels["curve"])
+    ax.set_title(f"{labels['title']}: {summary['episodes']} paired episodes")
     ax.grid(alpha=0.3)
     ax.legend(loc="best", fontsize=8)
     fig.tight_layout()

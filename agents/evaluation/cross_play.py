@@ -415,7 +415,8 @@ def format_team_table(summary: dict[str, Any]) -> str:
     widths = [max(len(r[i]) for r in [header, *lines]) for i in range(len(header))]
     fmt = "  ".join(f"{{:<{w}}}" for w in widths)
     text = [
-        f"team pursuit: capture rate [95% Wilson] and restricted mean time to capture "
+        f"{TASK.metrics.labels['title']}: {TASK.metrics.labels['rate']} rate [95% Wilson] and "
+        f"restricted mean {TASK.metrics.time_means} "
         f"(limit {summary['horizon_s']:g} s), {summary['episodes']} paired episodes from seed "
         f"{summary['seed']}",
         fmt.format(*header),

@@ -58,12 +58,16 @@ class Metrics:
         time_means: what the measured time is (restricted at the time limit).
         goal: the goal of a learned side, as the layout reads it (its criterion and
             thresholds).
+        labels: words of the layout's tables and plots: ``rate`` (the success rate's
+            column, "capture"), ``achieved`` (a success in the plot's legend, "captured"),
+            ``curve`` (the survival plot's y axis) and ``title``.
     """
 
     layout: str
     success_means: str
     time_means: str
     goal: Mapping[str, Any] = field(default_factory=dict)
+    labels: Mapping[str, str] = field(default_factory=dict)
 
 
 class TaskSpec(ABC):

@@ -96,6 +96,12 @@ PURSUIT = register(
                 "to capture CI below 0",
                 "time_shorter": True,
             },
+            labels={
+                "rate": "capture",
+                "achieved": "captured",
+                "curve": "fraction of evaders still free",
+                "title": "Pursuit",
+            },
         ),
         entry_point="steer_env.envs.pursuit:PursuitEnv",
         vector_entry_point="steer_env.envs.pursuit:make_pursuit_vector",
@@ -125,6 +131,12 @@ EVASION = register(
             goal={
                 "criterion": "learned - classic: survival-rate CI above 0",
                 "time_shorter": False,
+            },
+            labels={
+                "rate": "survival",
+                "achieved": "survived",
+                "curve": "fraction of episodes the evader survives",
+                "title": "Evasion",
             },
         ),
         entry_point="steer_env.envs.evasion:EvasionEnv",

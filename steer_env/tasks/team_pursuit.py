@@ -497,6 +497,7 @@ TEAM_PURSUIT = register(
             success_means="every evader captured by the time limit",
             time_means="time to capture",
             goal={"capture_rate": 0.95, "wilson_lower": 0.90, "points_above_cooperative": 0.20},
+            labels={"rate": "capture", "title": "team pursuit"},
         ),
         # The RLlib sub-envs are each a PettingZoo env (RLlib vectorizes multi-agent envs
         # with a Python loop), so fewer of them; fragments longer than the 200-step episode.
