@@ -93,9 +93,12 @@ def test_the_summary_reads_the_task_metrics():
 def test_old_predicates_still_work_with_a_warning():
     import agents.evaluation.team as old_team
     import agents.rllib.team as rllib_team
+    import agents.team as first_release_team
 
     with pytest.warns(DeprecationWarning, match=r"is_team_env is deprecated.*comparison_of"):
         assert old_team.is_team_env("team_pursuit") and not old_team.is_team_env("pursuit")
+    with pytest.warns(DeprecationWarning, match=r"agents.team.is_team_env is deprecated"):
+        assert first_release_team.is_team_env("team_pursuit")
     with pytest.warns(DeprecationWarning, match=r"is_team_task is deprecated.*setup_of"):
         assert rllib_team.is_team_task("team_pursuit")
 
