@@ -25,7 +25,8 @@ MOVED = {
     "agents.stats": "agents.evaluation.stats",
     "agents.compare": "agents.evaluation.compare",
     "agents.render": "agents.evaluation.render",
-    "agents.team": "agents.evaluation.team",
+    "agents.team": "agents.evaluation.cross_play",
+    "agents.evaluation.team": "agents.evaluation.cross_play",
     "agents.team_calibration": "agents.evaluation.team_calibration",
     "agents.team_league": "agents.evaluation.team_league",
     "agents.rllib_env": "agents.rllib.env",
@@ -44,6 +45,7 @@ SAMPLE_NAME = {
     "agents.compare": "run_comparison",
     "agents.render": "render_gif",
     "agents.team": "run_team_comparison",
+    "agents.evaluation.team": "run_team_comparison",
     "agents.team_calibration": "main",
     "agents.team_league": "main",
     "agents.rllib_policy": "read_rllib_metadata",
@@ -124,8 +126,8 @@ def test_the_cycle_finder_finds_a_cycle_and_only_a_cycle():
 
 def test_the_graph_sees_function_level_imports():
     graph = import_graph()
-    # agents.evaluation.compare imports the team comparison inside main() only.
-    assert "agents.evaluation.team" in graph["agents.evaluation.compare"]
+    # agents.evaluation.compare imports the single-agent episodes inside methods only.
+    assert "agents.evaluation.episodes" in graph["agents.evaluation.compare"]
     assert "agents.rllib.policy" in graph["agents.evaluation.policies"]
 
 

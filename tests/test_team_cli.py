@@ -13,8 +13,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from agents.evaluation.cross_play import load_team_policy, play_team_episodes, run_team_comparison
 from agents.evaluation.policies import PolicyLoadError
-from agents.evaluation.team import load_team_policy, play_team_episodes, run_team_comparison
 
 ROOT = Path(__file__).resolve().parents[1]
 SMALL = ["--n-envs", "2", "--episodes", "20", "--periodic-eval-episodes", "4", "--no-progress"]
@@ -196,7 +196,7 @@ def test_scripted_cross_play_is_paired_and_deterministic():
 
 def test_the_shipped_team_model_is_the_default_and_beats_the_scripted_teams(tmp_path, capsys):
     from agents.evaluation import compare
-    from agents.evaluation.team import default_model_path
+    from agents.evaluation.cross_play import default_model_path
 
     policy = load_team_policy(default_model_path("pursuer"))
     assert policy.role == "pursuer"

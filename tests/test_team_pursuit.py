@@ -259,7 +259,7 @@ def test_scripted_teams_meet_the_calibration_targets():
 
 
 def test_scripted_play_is_paired_and_deterministic():
-    from agents.evaluation.team import play_team_episodes
+    from agents.evaluation.cross_play import play_team_episodes
 
     a = play_team_episodes("reynolds", "flow", 64, 5)
     np.testing.assert_array_equal(

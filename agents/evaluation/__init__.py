@@ -9,7 +9,10 @@ comparison and rendering tools.
 * :mod:`~agents.evaluation.results` -- episode results, JSON and CSV written atomically.
 * :mod:`~agents.evaluation.frames` -- captions, side-by-side panels, the animation writer.
 * :mod:`~agents.evaluation.compare` / :mod:`~agents.evaluation.render` -- ``python -m
-  agents.compare`` and ``python -m agents.render``; :mod:`~agents.evaluation.team` is their
-  team-task counterpart, with :mod:`~agents.evaluation.team_calibration` and
-  :mod:`~agents.evaluation.team_league`.
+  agents.compare`` and ``python -m agents.render``, one stack for every task: the task's
+  ``metrics.layout`` picks the layout (:func:`~agents.evaluation.compare.comparison_of`),
+  one row per agent of the learned role (:class:`~agents.evaluation.compare.AgentsTable`,
+  with :mod:`~agents.evaluation.episodes`) or every side against every side
+  (:mod:`~agents.evaluation.cross_play`); :mod:`~agents.evaluation.team_calibration` and
+  :mod:`~agents.evaluation.team_league` build on the cross-play.
 """

@@ -23,6 +23,12 @@ Reported per agent (``H`` = the time limit, 10 s by default):
 Writes ``comparison.csv`` (one row per agent), ``episodes.csv`` (one row per agent and
 episode), ``comparison.json`` (everything, with the goal check) and ``survival.png``
 (fraction of episodes without a capture vs time, per agent) to ``--out``.
+
+This is the ``"agents"`` layout (:class:`AgentsTable`). The commands are one stack for
+every task: a task's ``metrics`` (:class:`steer_env.tasks.Metrics`) name its layout, what its
+success and its time mean, its goal and its table's words, and :func:`comparison_of` gives
+the layout that ``agents.compare``, ``agents.render`` and the end of a training run use
+(a team task's is the cross-play, :mod:`agents.evaluation.cross_play`).
 """
 
 from __future__ import annotations
@@ -39,6 +45,7 @@ from typing import Any
 import numpy as np
 
 from agents.evaluation import stats
+from agents.evaluation.cross_play import CrossPlay
 from agents.evaluation.policies import (
     ENV_SHORT,
     ROLE,
@@ -47,6 +54,7 @@ from agents.evaluation.policies import (
     PolicyLoadError,
     UsageError,
     agent_label,
+    canonical_agent,
     default_model_path,
     env_arg,
     env_tag,
@@ -61,7 +69,7 @@ from agents.evaluation.results import atomic_write_json as atomic_write_json
 from agents.evaluation.results import csv_bytes, format_interval
 from steer_env import cli
 from steer_env.cli import OneLineParser, positive_int
-from steer_env.tasks import get_task
+from steer_env.tasks import REGISTRY, get_task
 
 #: Default first episode seed: far from the seeds training uses (``seed .. seed + n_envs``).
 DEFAULT_SEED = 1_000_000
@@ -170,34 +178,23 @@ def summarize(
                 "time_diff_s": d.mean,
                 "time_diff_ci95_s": [d.lo, d.hi],
             }
+    # The goal, what a success and the time mean: the task's metrics.
+    metrics = get_task(env_id).metrics
     goal: dict[str, Any] = {}
     if "classic" in paired:
         p = paired["classic"]
         better_success = bool(p["success_diff_ci95"][0] > 0)
-        if get_task(env_id).success == "capture":
-            faster = bool(p["time_diff_ci95_s"][1] < 0)
-            goal = {
-                "criterion": "learned - classic: success CI above 0 and restricted mean time to "
-                "capture CI below 0",
-                "success_better": better_success,
-                "time_shorter": faster,
-                "met": better_success and faster,
-            }
-        else:
-            goal = {
-                "criterion": "learned - classic: survival-rate CI above 0",
-                "success_better": better_success,
-                "met": better_success,
-            }
+        goal = {"criterion": metrics.goal["criterion"], "success_better": better_success}
+        met = better_success
+        if metrics.goal.get("time_shorter"):
+            goal["time_shorter"] = bool(p["time_diff_ci95_s"][1] < 0)
+            met = met and goal["time_shorter"]
+        goal["met"] = met
     return {
         "env_id": env_id,
         "role": ROLE[env_id],
-        "success_means": "capture"
-        if get_task(env_id).success == "capture"
-        else "no capture by the time limit",
-        "time_means": "time to capture"
-        if get_task(env_id).success == "capture"
-        else "survival time",
+        "success_means": metrics.success_means,
+        "time_means": metrics.time_means,
         "horizon_s": horizon,
         "dt_s": dt,
         "episodes": int(next(iter(results.values())).success.size),
@@ -220,10 +217,9 @@ def summarize(
 
 def format_table(summary: dict[str, Any]) -> str:
     """Markdown tables of a :func:`summarize` result."""
-    pursuer = summary["role"] == "pursuer"
     horizon = summary["horizon_s"]
-    what = "capture" if pursuer else "survival"
-    tname = "time to capture" if pursuer else "survival time"
+    what = get_task(summary["env_id"]).metrics.labels["rate"]
+    tname = summary["time_means"]
     lines = [
         f"{summary['env_id']}: {summary['episodes']} paired episodes, time limit {horizon:g} s",
         "",
@@ -281,6 +277,7 @@ def plot_survival(results: dict[str, EpisodeResults], summary: dict[str, Any], p
     import matplotlib.pyplot as plt
 
     dt, horizon = summary["dt_s"], summary["horizon_s"]
+    labels = get_task(summary["env_id"]).metrics.labels
     fig, ax = plt.subplots(figsize=(6.4, 4.2), dpi=110)
     for name, r in results.items():
         t = np.where(r.captured, r.capture_step * dt, horizon)
@@ -291,18 +288,13 @@ def plot_survival(results: dict[str, EpisodeResults], summary: dict[str, Any], p
             surv,
             where="post",
             lw=2 if name == "learned" else 1.5,
-            label=f"{a['label']} ({100 * a['success_rate']:.0f}% "
-            f"{'captured' if summary['role'] == 'pursuer' else 'survived'})",
+            label=f"{a['label']} ({100 * a['success_rate']:.0f}% {labels['achieved']})",
         )
     ax.set_xlim(0, horizon)
     ax.set_ylim(0, 1.02)
     ax.set_xlabel("time (s)")
-    if summary["role"] == "pursuer":
-        ax.set_ylabel("fraction of evaders still free")
-        ax.set_title(f"Pursuit: {summary['episodes']} paired episodes")
-    else:
-        ax.set_ylabel("fraction of episodes the evader survives")
-        ax.set_title(f"Evasion: {summary['episodes']} paired episodes")
+    ax.set_ylabel(labels["curve"])
+    ax.set_title(f"{labels['title']}: {summary['episodes']} paired episodes")
     ax.grid(alpha=0.3)
     ax.legend(loc="best", fontsize=8)
     fig.tight_layout()
@@ -466,24 +458,21 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
-    prog = PROG
-    try:
-        policy = None
-        env_id = args.env
-        if env_id is None and args.model is not None:
-            meta = read_model_metadata(args.model)
-            env_id = meta.get("env_id") or meta.get("team_task")
-        from agents.evaluation import team
+class AgentsTable:
+    """The ``"agents"`` layout in the one comparison stack (:func:`comparison_of`): one row
+    per agent of the learned role (the learned one and the role's baselines), each against
+    the task's scripted opponents, for ``agents.compare``, ``agents.render`` and the end of
+    a training run."""
 
-        if team.is_team_env(env_id):
-            return team.compare_main(args, prog)
+    def compare(self, args: Any, prog: str) -> int:
+        """``python -m agents.compare``: the table, the paired differences and the files."""
+        policy = None
+        env_id = args.env  # --env, or the model's (main)
         if args.opponent_model is not None:
             raise UsageError("--opponent-model is for the team task (--env team_pursuit)")
         if not args.no_learned:
             if args.model is None:
-                env_id = env_id or "steer_env/Pursuit-v0"
+                env_id = env_id or DEFAULT_ENV
                 model_path = default_model_path(env_id)
                 if not model_path.exists():
                     raise PolicyLoadError(
@@ -499,7 +488,7 @@ def main(argv: list[str] | None = None) -> int:
             import torch
 
             torch.set_num_threads(1)  # small MLP, batched episodes: one thread is fastest
-        env_id = env_id or "steer_env/Pursuit-v0"
+        env_id = env_id or DEFAULT_ENV
         out = args.out or Path("runs") / "compare" / (
             f"{env_tag(env_id)}__{datetime.now().strftime('%Y%m%d-%H%M%S')}"
         )
@@ -519,6 +508,133 @@ def main(argv: list[str] | None = None) -> int:
             f"\n({time.perf_counter() - t0:.1f} s) wrote {out}/comparison.csv, episodes.csv, "
             "comparison.json, survival.png"
         )
+        return 0
+
+    def render(self, args: Any, prog: str) -> int:
+        """``python -m agents.render``: an episode of one agent, or the learned and the
+        classic agent side by side, to a file or a window."""
+        from agents.evaluation.episodes import play_episode, render_gif
+        from steer_env.rendering import check_animation_path
+
+        env_id = args.env or DEFAULT_ENV
+        agent = args.agent.strip().lower()
+        if args.side_by_side and args.human:
+            raise UsageError("--side-by-side writes a file; it cannot be combined with --human")
+        if args.side_by_side and agent not in ("learned",):
+            raise UsageError("--side-by-side always shows learned vs classic; drop --agent")
+        if not args.human:
+            check_animation_path(args.out)
+        short = canonical_agent(agent, env_id)
+        device = inference_device(args.device)
+        model = None
+        if short == "learned" or args.side_by_side:
+            model = load_policy(args.model, env_id, device=device)
+            import torch
+
+            torch.set_num_threads(1)
+        elif args.model is not None:
+            raise UsageError(f"--model is only used with --agent learned (got --agent {agent})")
+        if args.human:
+            try:
+                ep = play_episode(env_id, agent, args.seed, model, render_mode="human")
+            except (PolicyLoadError, UsageError):
+                raise
+            except Exception as exc:  # no display, pygame missing, ...
+                raise UsageError(f"cannot show a window: {type(exc).__name__}: {exc}") from None
+            print(f"{ep.label} on {ENV_SHORT[env_id]} seed {args.seed}: {ep.outcome}")
+            return 0
+        path, eps = render_gif(
+            env_id,
+            args.out,
+            agent,
+            model,
+            args.seed,
+            args.side_by_side,
+            args.width,
+            args.fps,
+            device,
+        )
+        for ep in eps:
+            print(f"{ep.label} on {ENV_SHORT[env_id]} seed {args.seed}: {ep.outcome}")
+        print(f"wrote {path}")
+        return 0
+
+    def final(
+        self, env_id: str, model_path: Path, opts: dict[str, Any], paths: Any, extra: dict[str, Any]
+    ) -> dict[str, Any]:
+        """The end of a training run: the table of the trained agent against the baselines
+        and the side-by-side GIF; what ``config.json`` records as ``comparison``."""
+        from agents.evaluation.episodes import render_gif
+
+        t1 = time.perf_counter()
+        policy = load_policy(model_path, env_id, device="cpu")
+        summary = run_comparison(
+            env_id,
+            policy,
+            int(opts["eval_episodes"]),
+            int(opts["compare_seed"]),
+            paths.root,
+            extra=extra,
+        )
+        print()
+        print(format_table(summary))
+        compare_s = time.perf_counter() - t1
+        if opts["gif"]:
+            render_gif(env_id, paths.gif, model=policy, seed=int(opts["compare_seed"]), side=True)
+        return {
+            "episodes": summary["episodes"],
+            "seed": int(opts["compare_seed"]),
+            "wall_s": round(compare_s, 2),
+            "goal": summary["goal"],
+            "agents": {
+                k: {
+                    "success_rate": v["success_rate"],
+                    "success_ci95": v["success_ci95"],
+                    "restricted_mean_time_s": v["restricted_mean_time_s"],
+                }
+                for k, v in summary["agents"].items()
+            },
+            "paired_vs_learned": summary["paired_vs_learned"],
+        }
+
+
+#: The comparison layouts, by the name a task's ``metrics.layout`` gives.
+LAYOUTS: dict[str, Any] = {"agents": AgentsTable(), "cross_play": CrossPlay()}
+#: The task of the commands when neither ``--env`` nor a model names one.
+DEFAULT_ENV = "steer_env/Pursuit-v0"
+
+
+def task_of(env: str | None) -> Any:
+    """The registry's task named by ``env`` (a short name or an env id); the default task
+    when ``env`` is None or names none (its layout then reports the unknown env)."""
+    for task in REGISTRY.values():
+        if env is not None and env in (task.name, task.env_id):
+            return task
+    return get_task(DEFAULT_ENV)
+
+
+def comparison_of(env: str | None) -> Any:
+    """The comparison layout of the task ``env`` (:func:`task_of`): an object with
+    ``compare(args, prog)`` and ``render(args, prog)`` (the commands) and ``final(env,
+    model_path, opts, paths, extra)`` (the end of a training run)."""
+    return LAYOUTS[task_of(env).metrics.layout]
+
+
+def model_env(args: Any) -> str | None:
+    """The task of a command: ``--env``, else the one ``--model`` was trained on (None when
+    neither says)."""
+    if args.env is None and args.model is not None:
+        meta = read_model_metadata(args.model)
+        return meta.get("env_id") or meta.get("team_task")
+    return args.env
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    prog = PROG
+    try:
+        args.env = model_env(args)
+        return comparison_of(args.env).compare(args, prog)
     except (PolicyLoadError, UsageError) as exc:
         return cli.fail(prog, exc, 2 if isinstance(exc, UsageError) else 1)
     except ImportError as exc:
@@ -528,7 +644,6 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"{prog}: interrupted", file=sys.stderr)
         return 130
-    return 0
 
 
 if __name__ == "__main__":

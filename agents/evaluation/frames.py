@@ -1,6 +1,6 @@
 """Frames of rendered episodes: captions, two episodes side by side and the animation
-writer, shared by the single-agent renderer (:mod:`agents.evaluation.render`) and the
-team's (:mod:`agents.evaluation.team`).
+writer, shared by the episodes of one agent (:mod:`agents.evaluation.episodes`) and the
+cross-play's (:mod:`agents.evaluation.cross_play`).
 """
 
 from __future__ import annotations

@@ -19,133 +19,20 @@ into place.
 
 from __future__ import annotations
 
-import os
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
+from agents.evaluation.compare import comparison_of, model_env
+from agents.evaluation.episodes import Episode as Episode
+from agents.evaluation.episodes import episode_frames as episode_frames
+from agents.evaluation.episodes import play_episode as play_episode
+from agents.evaluation.episodes import render_gif
 from agents.evaluation.frames import DEFAULT_WIDTH as DEFAULT_WIDTH
 from agents.evaluation.frames import captioned as captioned
 from agents.evaluation.frames import side_by_side as side_by_side
 from agents.evaluation.frames import write_gif as write_gif
-from agents.evaluation.policies import (
-    ENV_SHORT,
-    LearnedPolicy,
-    PolicyLoadError,
-    UsageError,
-    agent_label,
-    canonical_agent,
-    env_arg,
-    inference_device,
-    load_policy,
-    make_policy,
-    read_model_metadata,
-)
-
-
-@dataclass
-class Episode:
-    frames: list[np.ndarray]
-    label: str
-    success: bool
-    capture_step: int | None
-    steps: int
-    dt: float
-    role: str
-
-    @property
-    def outcome(self) -> str:
-        if self.capture_step is not None:
-            what = "captured" if self.role == "pursuer" else "caught"
-            return f"{what} at {self.capture_step * self.dt:.1f} s"
-        return "no capture" if self.role == "pursuer" else "escaped"
-
-
-def play_episode(
-    env_id: str,
-    agent: str,
-    seed: int,
-    model: LearnedPolicy | str | os.PathLike[str] | None = None,
-    render_mode: str = "rgb_array",
-    device: str = "cpu",
-) -> Episode:
-    """Play one episode from ``seed`` with ``agent`` and collect its frames (none in
-    ``"human"`` mode, which draws to a window as it goes)."""
-    import gymnasium as gym
-
-    import steer_env  # noqa: F401
-
-    env = gym.make(env_id, render_mode=render_mode)
-    try:
-        policy = make_policy(agent, env, env_id, model=model, seed=seed, device=device)
-        label = agent_label(agent, env_id, policy)
-        obs, _ = env.reset(seed=seed)
-        frames: list[np.ndarray] = []
-        if render_mode == "rgb_array":
-            frames.append(np.asarray(env.render()))
-        info: dict[str, Any] = {}
-        steps = 0
-        done = False
-        while not done:
-            action, _ = policy.predict(obs, deterministic=True)
-            obs, _, terminated, truncated, info = env.step(action)
-            steps += 1
-            done = terminated or truncated
-            if render_mode == "rgb_array":
-                frames.append(np.asarray(env.render()))
-            renderer = getattr(env.unwrapped, "_renderer", None)
-            if getattr(renderer, "quit_requested", False):
-                break
-        cfg = env.unwrapped.config
-        role = env.unwrapped.agent_role
-    finally:
-        env.close()
-    return Episode(
-        frames,
-        label,
-        bool(info.get("is_success", False)),
-        info["capture_step"] if info.get("capture_step", -1) >= 0 else None,
-        steps,
-        cfg.dt,
-        role,
-    )
-
-
-def episode_frames(ep: Episode, width: int | None = DEFAULT_WIDTH) -> list[np.ndarray]:
-    return captioned(ep.frames, ep.label, f"{ep.label}: {ep.outcome}", width)
-
-
-def render_gif(
-    env_id: str,
-    out: str | os.PathLike[str],
-    agent: str = "learned",
-    model: LearnedPolicy | str | os.PathLike[str] | None = None,
-    seed: int = 0,
-    side: bool = False,
-    width: int | None = DEFAULT_WIDTH,
-    fps: float = 10.0,
-    device: str = "cpu",
-) -> tuple[Path, list[Episode]]:
-    """Render ``agent`` (or, with ``side``, the learned and the classic agent on the same
-    seed side by side) to ``out``: a GIF, an MP4 or a PNG of the last frame, by extension
-    (:func:`steer_env.rendering.write_animation`; an unknown extension is refused before
-    any episode is played)."""
-    from steer_env.rendering import check_animation_path
-
-    check_animation_path(out)
-    if side:
-        if isinstance(model, str | os.PathLike) or model is None:
-            model = load_policy(model, env_id, device=device)
-        eps = [play_episode(env_id, "learned", seed, model), play_episode(env_id, "classic", seed)]
-        frames = side_by_side(episode_frames(eps[0], width), episode_frames(eps[1], width))
-    else:
-        eps = [play_episode(env_id, agent, seed, model, device=device)]
-        frames = episode_frames(eps[0], width)
-    return write_gif(frames, out, fps), eps
-
+from agents.evaluation.policies import SCRIPTED_NAMES, PolicyLoadError, UsageError, env_arg
 
 PROG = "python -m agents.render"
 
@@ -197,62 +84,16 @@ def build_parser() -> Any:
 
 def main(argv: list[str] | None = None) -> int:
     from steer_env import cli
-    from steer_env.rendering import AnimationOutputError, check_animation_path
+    from steer_env.rendering import AnimationOutputError
 
     args = build_parser().parse_args(argv)
     try:
-        env_id = args.env
+        env = model_env(args)
         agent = args.agent.strip().lower()
-        if env_id is None:
-            if args.model is not None:
-                meta = read_model_metadata(args.model)
-                env_id = meta.get("env_id") or meta.get("team_task")
-            elif agent in ("classic-evader",):
-                env_id = "steer_env/Evasion-v0"
-            env_id = env_id or "steer_env/Pursuit-v0"
-        from agents.evaluation import team
-
-        if team.is_team_env(env_id):
-            return team.render_main(args)
-        if args.side_by_side and args.human:
-            raise UsageError("--side-by-side writes a file; it cannot be combined with --human")
-        if args.side_by_side and agent not in ("learned",):
-            raise UsageError("--side-by-side always shows learned vs classic; drop --agent")
-        if not args.human:
-            check_animation_path(args.out)
-        short = canonical_agent(agent, env_id)
-        device = inference_device(args.device)
-        model = None
-        if short == "learned" or args.side_by_side:
-            model = load_policy(args.model, env_id, device=device)
-            import torch
-
-            torch.set_num_threads(1)
-        elif args.model is not None:
-            raise UsageError(f"--model is only used with --agent learned (got --agent {agent})")
-        if args.human:
-            try:
-                ep = play_episode(env_id, agent, args.seed, model, render_mode="human")
-            except (PolicyLoadError, UsageError):
-                raise
-            except Exception as exc:  # no display, pygame missing, ...
-                raise UsageError(f"cannot show a window: {type(exc).__name__}: {exc}") from None
-            print(f"{ep.label} on {ENV_SHORT[env_id]} seed {args.seed}: {ep.outcome}")
-            return 0
-        path, eps = render_gif(
-            env_id,
-            args.out,
-            agent,
-            model,
-            args.seed,
-            args.side_by_side,
-            args.width,
-            args.fps,
-            device,
-        )
-        for ep in eps:
-            print(f"{ep.label} on {ENV_SHORT[env_id]} seed {args.seed}: {ep.outcome}")
-        print(f"wrote {path}")
+        if env is None and args.model is None and agent in SCRIPTED_NAMES:
+            env = SCRIPTED_NAMES[agent][0]  # a long name says its task: classic-evader
+        args.env = env
+        return comparison_of(env).render(args, PROG)
     except (PolicyLoadError, UsageError, AnimationOutputError) as exc:
         return cli.fail(PROG, exc, 1 if isinstance(exc, PolicyLoadError) else 2)
     except OSError as exc:
@@ -262,7 +103,6 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"{PROG}: interrupted", file=sys.stderr)
         return 130
-    return 0
 
 
 #: Same function under the name that says what it writes now.

@@ -1,6 +1,6 @@
 """Episode results and how the comparison tools write them: :class:`EpisodeResults`,
 interval formatting, JSON and CSV written atomically. Shared by the single-agent comparison
-(:mod:`agents.evaluation.compare`) and the team's (:mod:`agents.evaluation.team`).
+(:mod:`agents.evaluation.compare`) and the cross-play (:mod:`agents.evaluation.cross_play`).
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@
 
 Every team plays the same episodes (episode ``k`` starts from seed ``seed + k``: paired
 starts), each team as one batch of ``--episodes`` environments with nothing learned
-(:func:`agents.evaluation.team.play_team_episodes`): the Reynolds team of
+(:func:`agents.evaluation.cross_play.play_team_episodes`): the Reynolds team of
 ``--pursuers`` pursuers, the cooperative team of as many, and a lone Reynolds pursuer.
 
 Printed per team: the capture rate with its 95% Wilson interval, the mean time to capture
@@ -40,7 +40,7 @@ LONE_PURSUER_MAX = 0.05
 def measure(episodes: int, seed: int, n_pursuers: int = 3) -> dict[str, dict[str, float]]:
     """Capture rate (with its Wilson interval), mean time to capture and restricted mean
     time (s) of each scripted team on the same ``episodes`` seeded episodes."""
-    from agents.evaluation.team import play_team_episodes
+    from agents.evaluation.cross_play import play_team_episodes
     from steer_env.tasks.team_pursuit import TEAM_PURSUIT
 
     cfg = TEAM_PURSUIT.config()

@@ -116,7 +116,11 @@ def _train(
 
 
 def run_league(args: Any) -> dict[str, Any]:
-    from agents.evaluation.team import format_team_table, load_team_policy, run_team_comparison
+    from agents.evaluation.cross_play import (
+        format_team_table,
+        load_team_policy,
+        run_team_comparison,
+    )
 
     out: Path = args.out
     out.mkdir(parents=True, exist_ok=True)

@@ -5,7 +5,9 @@
     python train.py --framework rllib --env team_pursuit --learned evaders
 
 The run folder, Ray start, checkpoints, resume and progress lines are those of the
-single-agent RLlib path (:mod:`agents.rllib.training`); this module adds what differs:
+single-agent RLlib path (:mod:`agents.rllib.training`); this module adds what differs, and
+:class:`TeamSetup` is what the one run loop asks of it (picked by the task's
+``metrics.layout``):
 
 * the env: :class:`agents.rllib.team_env.TeamMultiAgentEnv` around the task's PettingZoo
   ``ParallelEnv`` (its docstring says why not RLlib's ``ParallelPettingZooEnv``, how agents
@@ -31,13 +33,30 @@ from typing import Any
 
 import numpy as np
 
-from agents.evaluation.team import is_team_env
+from agents.deprecation import forward_moved_names
+from agents.evaluation.policies import env_tag
 
 #: Modules trained for each ``--learned`` value.
 MODULES = {"pursuers": ("pursuer",), "evaders": ("evader",), "both": ("pursuer", "evader")}
 LEARNED = tuple(MODULES)
-#: Whether an env id is a team task (one definition: :func:`agents.evaluation.team.is_team_env`).
-is_team_task = is_team_env
+
+
+def old_task_predicate() -> Any:
+    """The old predicate: whether ``name`` is a task with a PettingZoo form."""
+    from steer_env.tasks import TEAM_TASKS
+
+    return lambda name: name in TEAM_TASKS
+
+
+__getattr__ = forward_moved_names(
+    "agents.rllib.team",
+    replaced={
+        "is_team_task": (
+            "agents.rllib.training.setup_of (the task's metrics.layout)",
+            old_task_predicate,
+        )
+    },
+)
 
 
 def env_config(task: str, learned: str, seed: int, session: int, **kwargs: Any) -> dict[str, Any]:
@@ -144,3 +163,89 @@ def evaluate(
         lengths.append(steps)
     env.close()
     return float(np.mean(captured)), float(np.mean(lengths))
+
+
+class TeamSetup:
+    """What an RLlib run of a team task (``metrics.layout`` ``"cross_play"``) does in the
+    one run loop of :func:`agents.rllib.training.train`: one shared module per learned role
+    (``--learned``), the PettingZoo env, the team's capture rate."""
+
+    #: The periodic evaluation's key in ``evaluations.npz`` and its name in the logs: the
+    #: team's capture rate (every evader captured), whichever role is learned.
+    rate_key, rate_name = "captures", "capture"
+    #: The module that documents how the sub-envs are seeded.
+    env_module = "team_env"
+    #: What the final comparison writes besides its CSVs and JSON.
+    comparison_files = ""
+
+    def check_learned(self, given: dict[str, Any], message: str) -> None:
+        """``--learned`` is this task's option."""
+
+    def run_tag(self, env: str, args: Any) -> str:
+        return f"{env_tag(env)}-{args.learned}"
+
+    def options(self, args: Any) -> dict[str, Any]:
+        return {"learned": args.learned}
+
+    def module_ids(self, opts: dict[str, Any]) -> tuple[str, ...]:
+        return MODULES[opts["learned"]]
+
+    def build_config(self, env_id: str, opts: dict[str, Any], *common: Any, hp: Any) -> Any:
+        return build_config(env_id, opts["learned"], *common, hp=hp)
+
+    def spaces(self, env_id: str, opts: dict[str, Any]) -> dict[str, Any]:
+        return probe(env_id, opts["learned"])
+
+    def training_note(self, opts: dict[str, Any], module_ids: tuple[str, ...]) -> str:
+        return f" (learned {opts['learned']}: modules {', '.join(module_ids)})"
+
+    def scalars(
+        self, runners: dict[str, Any], learners: dict[str, Any], module_ids: tuple[str, ...]
+    ) -> list[tuple[str, Any]]:
+        """Each module's losses and its return (the episode return summed over the role's
+        agents)."""
+        returns = runners.get("module_episode_returns_mean") or {}
+        out: list[tuple[str, Any]] = []
+        for m in module_ids:
+            out += learner_scalars(learners.get(m, {}), f"{m}/")
+            out.append((f"rollout/{m}/ep_rew_mean", returns.get(m)))
+        return out
+
+    def returns_text(self, runners: dict[str, Any], module_ids: tuple[str, ...]) -> str:
+        returns = runners.get("module_episode_returns_mean") or {}
+        line = ""
+        for m in module_ids:
+            r = returns.get(m)
+            if r is not None and np.isfinite(r):
+                line += f" | {m} return {r:6.3f}"
+        return line
+
+    def evaluate(
+        self,
+        algo: Any,
+        env_id: str,
+        opts: dict[str, Any],
+        module_ids: tuple[str, ...],
+        episodes: int,
+        seed: int,
+    ) -> tuple[float, float]:
+        modules = {m: algo.get_module(m) for m in module_ids}
+        return evaluate(modules, env_id, opts["learned"], episodes, seed)
+
+    def final_extra(self, final: Path, module_ids: tuple[str, ...]) -> dict[str, Any]:
+        """Both roles learned: the table plays the trained modules against each other too."""
+        if set(module_ids) != {"pursuer", "evader"}:
+            return {}
+        from agents.evaluation.cross_play import load_team_policy
+
+        return {"opponent": load_team_policy(final, "evader")}
+
+
+def learner_scalars(learner: dict[str, Any], prefix: str = "") -> list[tuple[str, Any]]:
+    """A module's losses for tensorboard (``prefix``: ``"<module>/"`` for a team run)."""
+    return [
+        (f"train/{prefix}policy_loss", learner.get("policy_loss")),
+        (f"train/{prefix}value_loss", learner.get("vf_loss")),
+        (f"train/{prefix}entropy", learner.get("entropy")),
+        (f"train/{prefix}explained_variance", learner.get("vf_explained_var")),
+    ]

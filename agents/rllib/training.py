@@ -7,7 +7,8 @@
     python train.py --framework rllib --env team_pursuit [--learned pursuers|evaders|both]
 
 The multi-agent team task (``--env team_pursuit``) uses the same run folder and loop with
-the pieces :mod:`agents.rllib.team` adds (one shared module per learned role).
+the pieces :mod:`agents.rllib.team` adds (one shared module per learned role): the loop asks
+the task's setup (:func:`setup_of`, by its ``metrics.layout``) for what differs.
 
 Each env runner steps the package's native batched vector env
 (``gym_env_vectorize_mode="vector_entry_point"``, see :mod:`agents.rllib.env`, which also
@@ -38,6 +39,7 @@ from typing import Any
 
 import numpy as np
 
+from agents.evaluation.compare import task_of
 from agents.evaluation.policies import PolicyLoadError, UsageError, env_tag
 from agents.rllib import team as rllib_team
 from agents.rllib.cluster import check_address, start_ray, stop_ray
@@ -153,8 +155,9 @@ def resolve_options(
         def check(old: dict[str, Any]) -> None:
             if old.get("framework") != "rllib":
                 raise UsageError(f"run {args.name} was not trained with RLlib; drop --framework")
-            if "learned" in given and not rllib_team.is_team_task(old.get("env")):
-                raise UsageError(f"--learned is for the team task; run {args.name} is not one")
+            setup_of(old.get("env")).check_learned(
+                given, f"--learned is for the team task; run {args.name} is not one"
+            )
 
         # The temporary files of a killed run are removed without a note (stale is unused).
         opts, paths, previous, _stale = run_options.resumed_run(
@@ -162,10 +165,9 @@ def resolve_options(
         )
     else:
         env, seed = args.env, args.seed
-        team = rllib_team.is_team_task(env)
-        if "learned" in given and not team:
-            raise UsageError(run_options.team_only("learned"))
-        tag = env_tag(env) + (f"-{args.learned}" if team else "")
+        setup = setup_of(env)
+        setup.check_learned(given, run_options.team_only("learned"))
+        tag = setup.run_tag(env, args)
         name = args.name or run_options.run_name(tag, TRAINER, seed)
         paths = RunPaths(args.out / name)
         # prepare_run_dir is called only after Ray started: check the folder here.
@@ -181,8 +183,7 @@ def resolve_options(
             "envs_per_runner": args.envs_per_runner or defaults.n_envs,
             "num_learners": args.num_learners,
         }
-        if team:
-            opts["learned"] = args.learned
+        opts.update(setup.options(args))
         opts.update(run_options.new_run_options(args, timesteps))
     opts["framework"] = "rllib"
     opts["algo"] = "ppo"
@@ -258,6 +259,85 @@ def evaluate(algo: Any, env_id: str, episodes: int, seed: int) -> tuple[float, f
     return float(res.success.mean()), float(res.length.mean())
 
 
+class SingleAgentSetup:
+    """What an RLlib run of a task with one learned agent (``metrics.layout``
+    ``"agents"``) does in the run loop of :func:`train`: RLlib's default module on the
+    task's native vector env, the learned agent's success rate (the team task's
+    counterpart: :class:`agents.rllib.team.TeamSetup`)."""
+
+    rate_key, rate_name = "successes", "success"
+    env_module = "env"
+    comparison_files = ", survival.png"
+
+    def check_learned(self, given: dict[str, Any], message: str) -> None:
+        """:class:`UsageError` ``message`` when ``--learned`` was given: one agent learns."""
+        if "learned" in given:
+            raise UsageError(message)
+
+    def run_tag(self, env: str, args: Any) -> str:
+        return env_tag(env)
+
+    def options(self, args: Any) -> dict[str, Any]:
+        return {}
+
+    def module_ids(self, opts: dict[str, Any]) -> tuple[str, ...]:
+        return ("default_policy",)
+
+    def build_config(self, env_id: str, opts: dict[str, Any], *common: Any, hp: Any) -> Any:
+        return build_config(env_id, *common, hp=hp)
+
+    def spaces(self, env_id: str, opts: dict[str, Any]) -> dict[str, Any]:
+        import gymnasium as gym
+
+        probe = gym.make(env_id)
+        spaces = {
+            "env_id": env_id,
+            "obs_shape": list(probe.observation_space.shape),
+            "action_shape": list(probe.action_space.shape),
+        }
+        probe.close()
+        return spaces
+
+    def training_note(self, opts: dict[str, Any], module_ids: tuple[str, ...]) -> str:
+        return ""
+
+    def scalars(
+        self, runners: dict[str, Any], learners: dict[str, Any], module_ids: tuple[str, ...]
+    ) -> list[tuple[str, Any]]:
+        out = [("rollout/ep_rew_mean", runners.get("episode_return_mean"))]
+        for m in module_ids:
+            out += rllib_team.learner_scalars(learners.get(m, {}))
+        return out
+
+    def returns_text(self, runners: dict[str, Any], module_ids: tuple[str, ...]) -> str:
+        ret = runners.get("episode_return_mean")
+        return f" | return {ret:6.3f}" if ret is not None and np.isfinite(ret) else ""
+
+    def evaluate(
+        self,
+        algo: Any,
+        env_id: str,
+        opts: dict[str, Any],
+        module_ids: tuple[str, ...],
+        episodes: int,
+        seed: int,
+    ) -> tuple[float, float]:
+        return evaluate(algo, env_id, episodes, seed)
+
+    def final_extra(self, final: Path, module_ids: tuple[str, ...]) -> dict[str, Any]:
+        return {}
+
+
+#: What an RLlib run does for a task, by the task's ``metrics.layout``.
+SETUPS: dict[str, Any] = {"agents": SingleAgentSetup(), "cross_play": rllib_team.TeamSetup()}
+
+
+def setup_of(env: str | None) -> Any:
+    """The RLlib setup of the task ``env`` (its name or env id; the default task's when it
+    names none)."""
+    return SETUPS[task_of(env).metrics.layout]
+
+
 def train(
     opts: dict[str, Any], paths: RunPaths, previous: dict[str, Any], ray_info: dict[str, Any]
 ) -> int:
@@ -265,10 +345,9 @@ def train(
 
     run = TrainingRun(PROG, opts, paths, previous)
     env_id = opts["env"]
-    team = rllib_team.is_team_task(env_id)
-    learned = opts.get("learned")
+    setup = setup_of(env_id)
     # RLlib's module ids: one shared module per learned role, or the single-agent default.
-    module_ids = rllib_team.MODULES[learned] if team else ("default_policy",)
+    module_ids = setup.module_ids(opts)
     start = latest_checkpoint(paths) if opts["resume"] else None
     if opts["resume"] and start is None:
         raise UsageError(f"cannot resume: no complete checkpoint in {paths.root}")
@@ -280,8 +359,9 @@ def train(
     torch.set_num_threads(int(opts["threads"]))
 
     hp = previous.get("hyperparameters") or dict(training_defaults(TRAINER, env_id).hyperparameters)
-    config = (rllib_team.build_config if team else build_config)(
-        *((env_id, learned) if team else (env_id,)),
+    config = setup.build_config(
+        env_id,
+        opts,
         int(opts["seed"]),
         session_index,
         int(opts["num_env_runners"]),
@@ -294,18 +374,7 @@ def train(
         algo.restore_from_path(str(start[0].resolve()))
         run_options.print_resuming(paths, start[0], start_timesteps)
 
-    if team:
-        spaces = rllib_team.probe(env_id, learned)
-    else:
-        import gymnasium as gym
-
-        probe = gym.make(env_id)
-        spaces = {
-            "env_id": env_id,
-            "obs_shape": list(probe.observation_space.shape),
-            "action_shape": list(probe.action_space.shape),
-        }
-        probe.close()
+    spaces = setup.spaces(env_id, opts)
     meta = {
         **spaces,
         "algo": "ppo",
@@ -327,7 +396,7 @@ def train(
     seeding = (
         "env i of runner w in session k resets with "
         "SeedSequence([seed, k, w]).generate_state(envs_per_runner, uint64)[i] "
-        f"(agents/rllib/{'team_env' if team else 'env'}.py)"
+        f"(agents/rllib/{setup.env_module}.py)"
     )
     run.begin(start_timesteps, hp, meta["versions"], notes={"seeding": seeding}, session=session)
 
@@ -339,9 +408,7 @@ def train(
     next_ckpt = start_timesteps + int(opts["checkpoint_freq"])
     next_eval = start_timesteps + int(opts["eval_freq"])
     eval_file = paths.eval / "evaluations.npz"
-    # Team runs evaluate the team's capture rate (every evader captured), whichever role
-    # is learned; single-agent runs the learned agent's success rate.
-    rate_key, rate_name = ("captures", "capture") if team else ("successes", "success")
+    rate_key, rate_name = setup.rate_key, setup.rate_name
     evals: dict[str, list[Any]] = {"timesteps": [], rate_key: [], "ep_lengths": []}
     if eval_file.is_file():
         with np.load(eval_file) as old:
@@ -359,7 +426,7 @@ def train(
     if total > timesteps:
         print(
             f"training RLlib PPO on {env_id}"
-            + (f" (learned {learned}: modules {', '.join(module_ids)})" if team else "")
+            + setup.training_note(opts, module_ids)
             + f" for {total - timesteps:,} timesteps "
             f"({opts['num_env_runners']} env runners x {opts['envs_per_runner']} envs, "
             f"{opts['num_learners']} learners, Ray {ray_info['address']}: "
@@ -378,52 +445,27 @@ def train(
             learners = result.get("learners", {})
             elapsed = time.perf_counter() - t0
             fps = (timesteps - start_timesteps) / elapsed if elapsed > 0 else 0.0
-            ret = runners.get("episode_return_mean")
             # Sums over the iteration's finished episodes (NaN or absent when none ended).
             n_ep = float(runners.get("steer_episodes") or 0)
             n_ep = int(n_ep) if np.isfinite(n_ep) else 0
             success = float(runners.get(f"steer_{rate_key}") or 0) / n_ep if n_ep else None
-            # Per-module returns (team runs: episode return summed over the role's agents).
-            module_returns = runners.get("module_episode_returns_mean") or {}
             scalars = [
                 ("rollout/ep_len_mean", runners.get("episode_len_mean")),
                 (f"rollout/{rate_name}_rate", success),
                 ("time/fps", fps),
+                *setup.scalars(runners, learners, module_ids),
             ]
-            if not team:
-                scalars.append(("rollout/ep_rew_mean", ret))
-            for m in module_ids:
-                learner = learners.get(m, {})
-                sub = f"{m}/" if team else ""
-                scalars += [
-                    (f"train/{sub}policy_loss", learner.get("policy_loss")),
-                    (f"train/{sub}value_loss", learner.get("vf_loss")),
-                    (f"train/{sub}entropy", learner.get("entropy")),
-                    (f"train/{sub}explained_variance", learner.get("vf_explained_var")),
-                ]
-                if team:
-                    scalars.append((f"rollout/{m}/ep_rew_mean", module_returns.get(m)))
             for key, value in scalars:
                 if value is not None and np.isfinite(value):
                     writer.add_scalar(key, float(value), timesteps)
             line = f"[{iteration:4d}] {timesteps:>10,}/{total:,} steps"
-            if team:
-                for m in module_ids:
-                    r = module_returns.get(m)
-                    if r is not None and np.isfinite(r):
-                        line += f" | {m} return {r:6.3f}"
-            elif ret is not None and np.isfinite(ret):
-                line += f" | return {ret:6.3f}"
+            line += setup.returns_text(runners, module_ids)
             if success is not None:
                 line += f" | {rate_name} {100 * success:5.1f}% of {n_ep}"
             eta = (total - timesteps) / fps if fps > 0 else 0.0
             line += f" | {fps:,.0f} steps/s | eta {_fmt_eta(eta)}"
             if timesteps >= next_eval or timesteps >= total:
-                if team:
-                    modules = {m: algo.get_module(m) for m in module_ids}
-                    rate, length = rllib_team.evaluate(modules, env_id, learned, n_eval, eval_seed)
-                else:
-                    rate, length = evaluate(algo, env_id, n_eval, eval_seed)
+                rate, length = setup.evaluate(algo, env_id, opts, module_ids, n_eval, eval_seed)
                 evals["timesteps"].append(timesteps)
                 evals[rate_key].append(rate)
                 evals["ep_lengths"].append(length)
@@ -462,15 +504,11 @@ def train(
     run.trained(timesteps, "checkpoint", final)
 
     extra: dict[str, Any] = {"model": str(final), "framework": "rllib"}
-    if team and set(module_ids) == {"pursuer", "evader"}:
-        # Both roles learned: the table plays the trained modules against each other too.
-        from agents.evaluation.team import load_team_policy
-
-        extra["opponent"] = load_team_policy(final, "evader")
+    extra.update(setup.final_extra(final, module_ids))
     if not run.compare(env_id, final, extra, "checkpoint"):
         return 130
     gif = ", episode.gif" if opts["gif"] else ""
-    survival = "" if team else ", survival.png"
+    survival = setup.comparison_files
     run.finish(
         "model/ (RLlib checkpoint), config.json, comparison.csv, comparison.json, "
         f"episodes.csv{survival}{gif}, checkpoints/, eval/, tb/"

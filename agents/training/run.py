@@ -127,35 +127,10 @@ def final_comparison(
     (``status`` and ``comparison``; the caller writes it). Ctrl-C during it records the
     interruption in ``paths.config``, prints how to evaluate the saved ``saved`` later and
     returns False."""
-    from agents.evaluation import team
-    from agents.evaluation.compare import format_table, run_comparison
-    from agents.evaluation.policies import load_policy
+    from agents.evaluation.compare import comparison_of
 
     try:
-        t1 = time.perf_counter()
-        if team.is_team_env(env_id):
-            record = team.final_team_comparison(
-                model_path, opts, paths, opponent=extra.get("opponent")
-            )
-            config["status"] = "finished"
-            config["comparison"] = {**record, "wall_s": round(time.perf_counter() - t1, 2)}
-            return True
-        policy = load_policy(model_path, env_id, device="cpu")
-        summary = run_comparison(
-            env_id,
-            policy,
-            int(opts["eval_episodes"]),
-            int(opts["compare_seed"]),
-            paths.root,
-            extra=extra,
-        )
-        print()
-        print(format_table(summary))
-        compare_s = time.perf_counter() - t1
-        if opts["gif"]:
-            from agents.evaluation.render import render_gif
-
-            render_gif(env_id, paths.gif, model=policy, seed=int(opts["compare_seed"]), side=True)
+        record = comparison_of(env_id).final(env_id, model_path, opts, paths, extra)
     except KeyboardInterrupt:
         config["status"] = "interrupted during evaluation"
         atomic_write_json(paths.config, config)
@@ -166,21 +141,7 @@ def final_comparison(
         )
         return False
     config["status"] = "finished"
-    config["comparison"] = {
-        "episodes": summary["episodes"],
-        "seed": int(opts["compare_seed"]),
-        "wall_s": round(compare_s, 2),
-        "goal": summary["goal"],
-        "agents": {
-            k: {
-                "success_rate": v["success_rate"],
-                "success_ci95": v["success_ci95"],
-                "restricted_mean_time_s": v["restricted_mean_time_s"],
-            }
-            for k, v in summary["agents"].items()
-        },
-        "paired_vs_learned": summary["paired_vs_learned"],
-    }
+    config["comparison"] = record
     return True
 
 

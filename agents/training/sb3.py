@@ -17,19 +17,19 @@ from typing import Any
 
 import numpy as np
 
+from agents.evaluation.compare import task_of
+from agents.evaluation.cross_play import (
+    LEARNED_ROLE,
+    check_opponent_strategy,
+    load_team_policy,
+    team_slots,
+)
 from agents.evaluation.policies import (
     METADATA_KEY,
     ON_POLICY,
     UsageError,
     env_tag,
     resolve_device,
-)
-from agents.evaluation.team import (
-    LEARNED_ROLE,
-    check_opponent_strategy,
-    is_team_env,
-    load_team_policy,
-    team_slots,
 )
 from agents.training import options
 from agents.training.defaults import training_defaults
@@ -238,10 +238,8 @@ def resolve_options(
         env, algo, seed = args.env, args.algo, args.seed
         name = args.name or options.run_name(env_tag(env), algo, seed)
         paths = RunPaths(args.out / name)
-        if not is_team_env(env):
-            for key in ("learned", "opponent_model", "opponent_strategy"):
-                if key in given:
-                    raise UsageError(options.team_only(key))
+        setup = setup_of(env)
+        setup.check_options(given)
         defaults = training_defaults(algo, env)
         timesteps = args.timesteps or defaults.timesteps
         opts = {
@@ -253,19 +251,8 @@ def resolve_options(
             "n_envs": args.n_envs or defaults.n_envs,
             "device": args.device,
             **options.new_run_options(args, timesteps),
+            **setup.options(args),
         }
-        if is_team_env(env):
-            opts["learned"] = args.learned
-            if opts["learned"] == "both":
-                raise UsageError(
-                    "stable-baselines3 trains one role at a time: train against a frozen "
-                    "--opponent-model, or train both roles with --framework rllib"
-                )
-            opponent = args.opponent_model
-            opts["opponent_model"] = str(opponent) if opponent is not None else None
-            opts["opponent_strategy"] = check_opponent_strategy(
-                opts["learned"], args.opponent_strategy, opts["opponent_model"]
-            )
         stale = prepare_run_dir(paths, resume=False, overwrite=args.overwrite)
     options.note_stale(prog, paths, stale)
     opts["out"] = str(args.out)
@@ -273,10 +260,100 @@ def resolve_options(
 
 
 # ------------------------------------------------------------------ envs
+class SingleAgentSetup:
+    """How SB3 trains a task with one learned agent (``metrics.layout`` ``"agents"``): its
+    Gymnasium form on the native batch, one SB3 env slot per env."""
+
+    def check_options(self, given: dict[str, Any]) -> None:
+        """:class:`UsageError` for an option of the roles' choice (``--learned``, ...)."""
+        for key in ("learned", "opponent_model", "opponent_strategy"):
+            if key in given:
+                raise UsageError(options.team_only(key))
+
+    def options(self, args: Any) -> dict[str, Any]:
+        """What a new run's options add for the task: nothing."""
+        return {}
+
+    def agent_slots(self, opts: dict[str, Any]) -> int:
+        return int(opts["n_envs"])
+
+    def env_factory(
+        self, opts: dict[str, Any], env_kwargs: dict[str, Any]
+    ) -> tuple[Callable[[int, int], Any], Any, dict[str, Any]]:
+        from steer_env.envs.sb3 import make_sb3_vec_env
+
+        env_id = opts["env"]
+
+        def make_env(n: int, seed: int) -> Any:
+            return make_sb3_vec_env(env_id, n_envs=n, seed=seed, **env_kwargs)
+
+        return make_env, None, {}
+
+
+class SharedPolicySetup:
+    """How SB3 trains one role of a team task (``metrics.layout`` ``"cross_play"``): one
+    shared policy, one SB3 env slot per agent of the trained role
+    (:class:`steer_env.envs.sb3.TeamSB3VecEnv`), the other role scripted or a frozen
+    model."""
+
+    def check_options(self, given: dict[str, Any]) -> None:
+        """Every option applies."""
+
+    def options(self, args: Any) -> dict[str, Any]:
+        """The trained role and the other role's opponent (a frozen model or a strategy)."""
+        if args.learned == "both":
+            raise UsageError(
+                "stable-baselines3 trains one role at a time: train against a frozen "
+                "--opponent-model, or train both roles with --framework rllib"
+            )
+        opponent = str(args.opponent_model) if args.opponent_model is not None else None
+        return {
+            "learned": args.learned,
+            "opponent_model": opponent,
+            "opponent_strategy": check_opponent_strategy(
+                args.learned, args.opponent_strategy, opponent
+            ),
+        }
+
+    def agent_slots(self, opts: dict[str, Any]) -> int:
+        return int(opts["n_envs"]) * team_slots(opts)
+
+    def env_factory(
+        self, opts: dict[str, Any], env_kwargs: dict[str, Any]
+    ) -> tuple[Callable[[int, int], Any], Any, dict[str, Any]]:
+        from steer_env.envs.sb3 import make_team_sb3_vec_env
+
+        role = "pursuer" if opts["learned"] == "pursuers" else "evader"
+        other = "evader" if role == "pursuer" else "pursuer"
+        team_config: dict[str, Any] = {"learned": opts["learned"]}
+        if opts.get("opponent_strategy"):
+            team_config[f"{other}_strategy"] = opts["opponent_strategy"]
+        opponent = None
+        if opts.get("opponent_model"):
+            opponent = load_team_policy(opts["opponent_model"], other, device="cpu")
+            team_config["learned"] = "both"
+        assert team_config["learned"] in (LEARNED_ROLE[role], "both")
+
+        def make_team_env(n: int, seed: int) -> Any:
+            return make_team_sb3_vec_env(
+                n, seed=seed, role=role, opponent=opponent, **team_config, **env_kwargs
+            )
+
+        return make_team_env, opponent, {"role": role, "config": {}}
+
+
+#: How SB3 trains a task, by its ``metrics.layout``.
+SETUPS: dict[str, Any] = {"agents": SingleAgentSetup(), "cross_play": SharedPolicySetup()}
+
+
+def setup_of(env: str) -> Any:
+    """The training setup of the task ``env`` (its name or env id)."""
+    return SETUPS[task_of(env).metrics.layout]
+
+
 def agent_slots(opts: dict[str, Any]) -> int:
     """SB3's ``n_envs``: the envs, or the team task's agent slots of the trained role."""
-    n_envs = int(opts["n_envs"])
-    return n_envs * team_slots(opts) if is_team_env(opts["env"]) else n_envs
+    return setup_of(opts["env"]).agent_slots(opts)
 
 
 def env_factory(
@@ -284,35 +361,8 @@ def env_factory(
 ) -> tuple[Callable[[int, int], Any], Any, dict[str, Any]]:
     """``(make_env(n, seed), opponent, metadata)``: the SB3 vec env of ``n`` envs of the run's
     task, the frozen opponent model of a team run (or None) and what the model's metadata
-    adds for it. The team task shares the parameters: one SB3 env slot per agent of the
-    trained role (:class:`steer_env.envs.sb3.TeamSB3VecEnv`), the other role scripted or a
-    frozen model."""
-    from steer_env.envs.sb3 import make_sb3_vec_env, make_team_sb3_vec_env
-
-    env_id = opts["env"]
-    if not is_team_env(env_id):
-
-        def make_env(n: int, seed: int) -> Any:
-            return make_sb3_vec_env(env_id, n_envs=n, seed=seed, **env_kwargs)
-
-        return make_env, None, {}
-    role = "pursuer" if opts["learned"] == "pursuers" else "evader"
-    other = "evader" if role == "pursuer" else "pursuer"
-    team_config: dict[str, Any] = {"learned": opts["learned"]}
-    if opts.get("opponent_strategy"):
-        team_config[f"{other}_strategy"] = opts["opponent_strategy"]
-    opponent = None
-    if opts.get("opponent_model"):
-        opponent = load_team_policy(opts["opponent_model"], other, device="cpu")
-        team_config["learned"] = "both"
-    assert team_config["learned"] in (LEARNED_ROLE[role], "both")
-
-    def make_team_env(n: int, seed: int) -> Any:
-        return make_team_sb3_vec_env(
-            n, seed=seed, role=role, opponent=opponent, **team_config, **env_kwargs
-        )
-
-    return make_team_env, opponent, {"role": role, "config": {}}
+    adds for it (:data:`SETUPS`)."""
+    return setup_of(opts["env"]).env_factory(opts, env_kwargs)
 
 
 def progress_bar(opts: dict[str, Any], prog: str) -> bool:

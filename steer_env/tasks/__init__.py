@@ -20,7 +20,7 @@ the tasks with a single-agent Gymnasium form and with a PettingZoo form.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -30,7 +30,13 @@ from steer_env.engine.strategy import Strategy
 from steer_env.rules import pursuit_evasion as pursuit_evasion_rules
 from steer_env.rules.pursuit_evasion import World
 from steer_env.tasks.config import TaskConfig, make_config
-from steer_env.tasks.protocol import SingleAgentInfos, StrategyFactory, TaskSpec, check_role
+from steer_env.tasks.protocol import (
+    Metrics,
+    SingleAgentInfos,
+    StrategyFactory,
+    TaskSpec,
+    check_role,
+)
 
 
 @dataclass(frozen=True)
@@ -48,6 +54,8 @@ class Task(TaskSpec, SingleAgentInfos):
         success: ``"capture"`` (success = the episode ended with a capture) or
             ``"escape"`` (success = the learned evader was never captured).
         entry_point, vector_entry_point: the Gymnasium entry points of ``env_id``.
+        metrics: what comparisons measure and how they report it.
+        training: defaults per trainer (:mod:`steer_env.tasks.training`).
     """
 
     name: str
@@ -60,6 +68,8 @@ class Task(TaskSpec, SingleAgentInfos):
     entry_point: str = ""
     vector_entry_point: str = ""
     env_module: str | None = None
+    metrics: Metrics = field(default_factory=lambda: Metrics("agents", "", ""))
+    training: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
 
     @property
     def opponent_team(self) -> str:
@@ -290,6 +300,7 @@ __all__ = [
     "STRATEGIES",
     "TASKS",
     "TEAM_TASKS",
+    "Metrics",
     "Task",
     "TaskConfig",
     "TaskSpec",

@@ -14,6 +14,11 @@ a :class:`TaskSpec` subclass that says:
 * **its baselines**: scripted strategies per role (:meth:`TaskSpec.baselines_of`), the
   first of each role being *the* classic one;
 * **its success rule**: :meth:`TaskSpec.is_success` of an episode's outcome;
+* **its metrics**: ``metrics`` (:class:`Metrics`), how ``agents.compare`` lays out its
+  comparison, what its success and its time mean, and the goal of a learned side;
+* **its training defaults**: ``training``, per trainer (``ppo``, ``sac``, ``rllib-ppo``)
+  the budget, the envs stepped together and the hyperparameters
+  (:mod:`steer_env.tasks.training`);
 * **its infos**, the same keys from reset on: a single-agent task builds the Gymnasium
   env's (:meth:`SingleAgentInfos.reset_info`, :meth:`~SingleAgentInfos.step_info`, Python
   scalars), the native vector env's (``(num_envs,)`` arrays) and the outcome the SB3
@@ -27,6 +32,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any
 
@@ -35,6 +41,33 @@ from steer_env.engine.strategy import Strategy
 
 #: Builds a scripted :class:`Strategy` from a task config.
 StrategyFactory = Callable[[Any], Strategy]
+
+
+@dataclass(frozen=True)
+class Metrics:
+    """What a comparison of the task measures and how it reports it.
+
+    Attributes:
+        layout: the comparison's layout: ``"agents"`` (one row per agent of the learned
+            role, the learned one and the role's baselines, each against the task's
+            scripted opponents; paired differences learned - each baseline) or
+            ``"cross_play"`` (every side of one role, scripted or learned, against every
+            side of the other; paired differences of each learned side with each
+            scripted side of its role).
+        success_means: what a success is, in words.
+        time_means: what the measured time is (restricted at the time limit).
+        goal: the goal of a learned side, as the layout reads it (its criterion and
+            thresholds).
+        labels: words of the layout's tables and plots: ``rate`` (the success rate's
+            column, "capture"), ``achieved`` (a success in the plot's legend, "captured"),
+            ``curve`` (the survival plot's y axis) and ``title``.
+    """
+
+    layout: str
+    success_means: str
+    time_means: str
+    goal: Mapping[str, Any] = field(default_factory=dict)
+    labels: Mapping[str, str] = field(default_factory=dict)
 
 
 class TaskSpec(ABC):
@@ -46,6 +79,11 @@ class TaskSpec(ABC):
     env_id: str | None
     #: The PettingZoo module of the task's multi-agent form (``None``: it has none).
     env_module: str | None
+    #: What comparisons measure and how they report it.
+    metrics: Metrics
+    #: Training defaults per trainer name: ``{"timesteps", "n_envs", "hyperparameters"}``
+    #: (:func:`steer_env.tasks.training.defaults`).
+    training: Mapping[str, Mapping[str, Any]]
 
     @abstractmethod
     def config(self, **overrides: Any) -> Any:

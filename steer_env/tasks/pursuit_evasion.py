@@ -16,7 +16,7 @@ The envs' scripted opponents run these strategies, and so do the baselines of
 from __future__ import annotations
 
 from steer_env.engine.strategy import Behavior, Strategy
-from steer_env.tasks import STRATEGIES, Task, register
+from steer_env.tasks import STRATEGIES, Metrics, Task, register, training
 from steer_env.tasks.config import TaskConfig
 
 
@@ -87,8 +87,31 @@ PURSUIT = register(
         opponent_strategy=classic_evader,
         baselines={"classic": classic_pursuer, "naive": naive_pursuer},
         success="capture",
+        metrics=Metrics(
+            "agents",
+            success_means="capture",
+            time_means="time to capture",
+            goal={
+                "criterion": "learned - classic: success CI above 0 and restricted mean time "
+                "to capture CI below 0",
+                "time_shorter": True,
+            },
+            labels={
+                "rate": "capture",
+                "achieved": "captured",
+                "curve": "fraction of evaders still free",
+                "title": "Pursuit",
+            },
+        ),
         entry_point="steer_env.envs.pursuit:PursuitEnv",
         vector_entry_point="steer_env.envs.pursuit:make_pursuit_vector",
+        # PPO here is the default run of ``python train.py``: it must finish, with the
+        # comparison, in under 5 minutes on 2 CPU cores.
+        training=training.table(
+            ppo=training.defaults(300_000, 16, training.SB3_PPO),
+            sac=training.defaults(50_000, 4, training.SB3_SAC),
+            rllib_ppo=training.defaults(500_000, 32, training.RLLIB_PPO),
+        ),
     )
 )
 
@@ -101,7 +124,27 @@ EVASION = register(
         opponent_strategy=classic_pursuer,
         baselines={"classic": classic_evader},
         success="escape",
+        metrics=Metrics(
+            "agents",
+            success_means="no capture by the time limit",
+            time_means="survival time",
+            goal={
+                "criterion": "learned - classic: survival-rate CI above 0",
+                "time_shorter": False,
+            },
+            labels={
+                "rate": "survival",
+                "achieved": "survived",
+                "curve": "fraction of episodes the evader survives",
+                "title": "Evasion",
+            },
+        ),
         entry_point="steer_env.envs.evasion:EvasionEnv",
         vector_entry_point="steer_env.envs.evasion:make_evasion_vector",
+        training=training.table(
+            ppo=training.defaults(500_000, 16, training.SB3_PPO),
+            sac=training.defaults(50_000, 4, training.SB3_SAC),
+            rllib_ppo=training.defaults(1_000_000, 32, training.RLLIB_PPO),
+        ),
     )
 )

@@ -50,6 +50,7 @@ The factories also accept a :class:`~steer_env.tasks.config.TaskConfig` (so
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -59,7 +60,7 @@ from numpy.typing import NDArray
 from steer_env.engine.batch import VehicleSpec
 from steer_env.engine.strategy import Behavior, Strategy
 from steer_env.rules.pursuit_evasion import World, team_agent_info
-from steer_env.tasks import STRATEGIES, register
+from steer_env.tasks import STRATEGIES, Metrics, register, training
 from steer_env.tasks.config import (
     COMMON_RANGES,
     FORCE,
@@ -307,6 +308,9 @@ class TeamTask(TaskSpec, TeamInfos):
             ``vector_env``).
         default_config: the task's defaults (keyword arguments override them).
         baselines: scripted teams per role, by name (the first is *the* classic one).
+        metrics: what comparisons measure (a cross-play table) and the learned team's
+            goal.
+        training: defaults per trainer (:mod:`steer_env.tasks.training`).
     """
 
     name: str
@@ -314,6 +318,8 @@ class TeamTask(TaskSpec, TeamInfos):
     default_config: TeamConfig
     baselines: dict[str, tuple[str, ...]]
     env_id: str | None = None
+    metrics: Metrics = dataclasses.field(default_factory=lambda: Metrics("cross_play", "", ""))
+    training: Mapping[str, Mapping[str, Any]] = dataclasses.field(default_factory=dict)
 
     def config(self, **overrides: Any) -> TeamConfig:
         return make_team_config(overrides, self.default_config)
@@ -485,5 +491,23 @@ TEAM_PURSUIT = register(
         env_module="steer_env.envs.team_pursuit_v0",
         default_config=TeamConfig(),
         baselines={"pursuer": ("reynolds", "cooperative"), "evader": ("flow",)},
+        # The goal of a learned pursuer team against the classic evader: a capture rate of
+        # at least 95% (Wilson lower bound 90%), 20 points above the cooperative team.
+        metrics=Metrics(
+            "cross_play",
+            success_means="every evader captured by the time limit",
+            time_means="time to capture",
+            goal={"capture_rate": 0.95, "wilson_lower": 0.90, "points_above_cooperative": 0.20},
+            labels={"rate": "capture", "title": "team pursuit"},
+        ),
+        # The RLlib sub-envs are each a PettingZoo env (RLlib vectorizes multi-agent envs
+        # with a Python loop), so fewer of them; fragments longer than the 200-step episode.
+        training=training.table(
+            ppo=training.defaults(1_000_000, 16, training.SB3_PPO),
+            sac=training.defaults(50_000, 4, training.SB3_SAC),
+            rllib_ppo=training.defaults(
+                1_000_000, 8, {**training.RLLIB_PPO, "rollout_fragment_length": 256}
+            ),
+        ),
     )
 )

@@ -1,0 +1,118 @@
+"""Episodes of one learned or scripted agent of a single-agent task, as frames:
+:func:`play_episode` and :func:`render_gif` (the learned and the classic agent side by side).
+``python -m agents.render`` (:mod:`agents.evaluation.render`) and the final comparison of a
+training run draw their animations of such tasks with them.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from agents.evaluation.frames import DEFAULT_WIDTH, captioned, side_by_side, write_gif
+from agents.evaluation.policies import LearnedPolicy, agent_label, load_policy, make_policy
+
+
+@dataclass
+class Episode:
+    frames: list[np.ndarray]
+    label: str
+    success: bool
+    capture_step: int | None
+    steps: int
+    dt: float
+    role: str
+
+    @property
+    def outcome(self) -> str:
+        if self.capture_step is not None:
+            what = "captured" if self.role == "pursuer" else "caught"
+            return f"{what} at {self.capture_step * self.dt:.1f} s"
+        return "no capture" if self.role == "pursuer" else "escaped"
+
+
+def play_episode(
+    env_id: str,
+    agent: str,
+    seed: int,
+    model: LearnedPolicy | str | os.PathLike[str] | None = None,
+    render_mode: str = "rgb_array",
+    device: str = "cpu",
+) -> Episode:
+    """Play one episode from ``seed`` with ``agent`` and collect its frames (none in
+    ``"human"`` mode, which draws to a window as it goes)."""
+    import gymnasium as gym
+
+    import steer_env  # noqa: F401
+
+    env = gym.make(env_id, render_mode=render_mode)
+    try:
+        policy = make_policy(agent, env, env_id, model=model, seed=seed, device=device)
+        label = agent_label(agent, env_id, policy)
+        obs, _ = env.reset(seed=seed)
+        frames: list[np.ndarray] = []
+        if render_mode == "rgb_array":
+            frames.append(np.asarray(env.render()))
+        info: dict[str, Any] = {}
+        steps = 0
+        done = False
+        while not done:
+            action, _ = policy.predict(obs, deterministic=True)
+            obs, _, terminated, truncated, info = env.step(action)
+            steps += 1
+            done = terminated or truncated
+            if render_mode == "rgb_array":
+                frames.append(np.asarray(env.render()))
+            renderer = getattr(env.unwrapped, "_renderer", None)
+            if getattr(renderer, "quit_requested", False):
+                break
+        cfg = env.unwrapped.config
+        role = env.unwrapped.agent_role
+    finally:
+        env.close()
+    return Episode(
+        frames,
+        label,
+        bool(info.get("is_success", False)),
+        info["capture_step"] if info.get("capture_step", -1) >= 0 else None,
+        steps,
+        cfg.dt,
+        role,
+    )
+
+
+def episode_frames(ep: Episode, width: int | None = DEFAULT_WIDTH) -> list[np.ndarray]:
+    return captioned(ep.frames, ep.label, f"{ep.label}: {ep.outcome}", width)
+
+
+def render_gif(
+    env_id: str,
+    out: str | os.PathLike[str],
+    agent: str = "learned",
+    model: LearnedPolicy | str | os.PathLike[str] | None = None,
+    seed: int = 0,
+    side: bool = False,
+    width: int | None = DEFAULT_WIDTH,
+    fps: float = 10.0,
+    device: str = "cpu",
+) -> tuple[Path, list[Episode]]:
+    """Render ``agent`` (or, with ``side``, the learned and the classic agent on the same
+    seed side by side) to ``out``: a GIF, an MP4 or a PNG of the last frame, by extension
+    (:func:`steer_env.rendering.write_animation`; an unknown extension is refused before
+    any episode is played)."""
+    from steer_env.rendering import check_animation_path
+
+    check_animation_path(out)
+    if side:
+        if isinstance(model, str | os.PathLike) or model is None:
+            model = load_policy(model, env_id, device=device)
+        eps = [play_episode(env_id, "learned", seed, model), play_episode(env_id, "classic", seed)]
+        frames = side_by_side(episode_frames(eps[0], width), episode_frames(eps[1], width))
+    else:
+        eps = [play_episode(env_id, agent, seed, model, device=device)]
+        frames = episode_frames(eps[0], width)
+    return write_gif(frames, out, fps), eps
