@@ -111,7 +111,8 @@ class SteerEnv(gym.Env[NDArray[np.float32], NDArray[np.float32]]):
         self.observation_space = spaces.Box(*self.batch.observation_bounds, dtype=np.float32)
         self._needs_reset = True
         self._keyed = False  # whether a reset has keyed the episode stream yet
-        self._scenes: Any = None  # the renderer and trails, made by the first render()
+        # The renderer and trails (pygame is imported by the first frame, not here).
+        self._scenes = None if render_mode is None else self._make_scenes()
         self._step_info = self.task.step_info  # bound once: the step's only task call
 
     @classmethod
@@ -268,19 +269,16 @@ class SteerEnv(gym.Env[NDArray[np.float32], NDArray[np.float32]]):
                 f'gym.make("{name}", render_mode="rgb_array")'
             )
             return None
+        if self._scenes is None:  # a render_mode set after construction
+            self._scenes = self._make_scenes()
+        return self._scenes.frame(0)
+
+    def _make_scenes(self) -> Any:
         from steer_env.envs.scene import Scenes
 
-        if self._scenes is None:
-            self._scenes = Scenes(
-                self.batch,
-                self.config,
-                self.render_mode,
-                f"steer-env {type(self).__name__}",
-                self.metadata["render_fps"],
-            )
-        return self._scenes.frame(0)
+        title = f"steer-env {type(self).__name__}"
+        return Scenes(self.batch, self.config, self.render_mode, title, self.metadata["render_fps"])
 
     def close(self) -> None:
         if self._scenes is not None:
             self._scenes.close()
-            self._scenes = None

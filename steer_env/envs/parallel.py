@@ -66,7 +66,14 @@ class TaskParallelEnv(ParallelEnv):
         }
         self._state_space = _state_space(self.batch, self.config.half_size)
         self._keyed = False
-        self._scenes: Any = None  # the renderer and trails, made by the first render()
+        # The renderer and trails (pygame is imported by the first frame, not here).
+        self._scenes = None
+        if render_mode is not None:
+            from steer_env.envs.scene import Scenes
+
+            title = f"steer-env {self.metadata['name']}"
+            fps = self.metadata["render_fps"]
+            self._scenes = Scenes(self.batch, self.config, render_mode, title, fps)
 
     # --- spaces -----------------------------------------------------------------------
     def observation_space(self, agent: str) -> spaces.Box:
@@ -187,22 +194,11 @@ class TaskParallelEnv(ParallelEnv):
                 stacklevel=2,
             )
             return None
-        from steer_env.envs.scene import Scenes
-
-        if self._scenes is None:
-            self._scenes = Scenes(
-                self.batch,
-                self.config,
-                self.render_mode,
-                f"steer-env {self.metadata['name']}",
-                self.metadata["render_fps"],
-            )
         return self._scenes.frame(0)
 
     def close(self) -> None:
         if self._scenes is not None:
             self._scenes.close()
-            self._scenes = None
 
 
 class UnknownAgentError(KeyError, ValueError):

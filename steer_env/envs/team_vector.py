@@ -109,7 +109,13 @@ class TeamVectorEnv:
         self._keyed = np.zeros(self.num_envs, dtype=bool)
         self._ended = np.zeros(self.num_envs, dtype=bool)
         self._started = False
-        self._scenes: Any = None  # renderers and trails, made by the first render()
+        # Renderers and trails (pygame is imported by the first frame, not here).
+        self._scenes = None
+        if render_mode is not None:
+            from steer_env.envs.scene import Scenes
+
+            title = f"steer-env {self.metadata['name']}"
+            self._scenes = Scenes(self.batch, self.config, "rgb_array", title, RENDER_FPS)
 
     # ------------------------------------------------------------------ state views
     def in_game(self) -> NDArray[np.bool_]:
@@ -194,22 +200,11 @@ class TeamVectorEnv:
                 stacklevel=2,
             )
             return None
-        from steer_env.envs.scene import Scenes
-
-        if self._scenes is None:
-            self._scenes = Scenes(
-                self.batch,
-                self.config,
-                "rgb_array",
-                f"steer-env {self.metadata['name']}",
-                RENDER_FPS,
-            )
         return tuple(self._scenes.frame(i) for i in range(self.num_envs))
 
     def close(self) -> None:
         if self._scenes is not None:
             self._scenes.close()
-            self._scenes = None
 
 
 class TeamPursuitVectorEnv(TeamVectorEnv):

@@ -168,7 +168,13 @@ class SteerVectorEnv(VectorEnv):
         self._ended = np.zeros(self.num_envs, dtype=bool)  # episode over, not yet reset
         self._started = False
         self._keyed = np.zeros(self.num_envs, dtype=bool)  # streams keyed by a reset
-        self._scenes: Any = None  # renderers and trails, made by the first render()
+        # Renderers and trails (pygame is imported by the first frame, not here).
+        self._scenes = None
+        if render_mode is not None:
+            from steer_env.envs.scene import Scenes
+
+            title = f"steer-env {self.task.env_id}"
+            self._scenes = Scenes(self.batch, self.config, "rgb_array", title, RENDER_FPS)
         self._window: Any = None
 
     @property
@@ -264,12 +270,7 @@ class SteerVectorEnv(VectorEnv):
         if self.render_mode is None:
             return None
         from steer_env import rendering
-        from steer_env.envs.scene import Scenes
 
-        if self._scenes is None:
-            self._scenes = Scenes(
-                self.batch, self.config, "rgb_array", f"steer-env {self.task.env_id}", RENDER_FPS
-            )
         frames = [self._scenes.frame(i) for i in range(self.num_envs)]
         if self.render_mode == "human":
             if self._window is None:
@@ -281,7 +282,6 @@ class SteerVectorEnv(VectorEnv):
     def close_extras(self, **kwargs: Any) -> None:
         if self._scenes is not None:
             self._scenes.close()
-            self._scenes = None
         if self._window is not None:
             self._window.close()
             self._window = None
