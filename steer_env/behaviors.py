@@ -361,6 +361,41 @@ def wander_world_target(
     return out
 
 
+def shepherd_target(
+    centre: ArrayLike,
+    farthest: ArrayLike,
+    goal: ArrayLike,
+    spread_limit: ArrayLike,
+    collect_offset: ArrayLike,
+    drive_offset: ArrayLike,
+) -> tuple[Array, NDArray[np.bool_]]:
+    """Strömbom's sheepdog target (Strömbom et al. 2014, "Solving the shepherding problem:
+    heuristics for herding autonomous, interacting agents", J. R. Soc. Interface 11).
+
+    ``centre`` is the flock's centre of mass, ``farthest`` the sheep farthest from it and
+    ``goal`` where the flock must go. While that sheep is more than ``spread_limit`` m from
+    the centre (the paper's ``r_a N^(2/3)``) the dog **collects**: it aims
+    ``collect_offset`` m (``r_a``) beyond the straggler on the line from the centre through
+    it. Otherwise it **drives**: it aims ``drive_offset`` m (``r_a sqrt(N)``) behind the
+    centre on the line from the goal through the centre. Steer to the point with
+    :func:`arrive` or :func:`seek`.
+
+    Returns ``(target (..., 2), collecting (...))``.
+    """
+    lead, n, (c, f, g, lim, co, do) = rows(
+        (centre, 1),
+        (farthest, 1),
+        (goal, 1),
+        (spread_limit, 0),
+        (collect_offset, 0),
+        (drive_offset, 0),
+    )
+    buf, out = vectors_out(lead, n)
+    collecting = np.empty(n, dtype=np.bool_)
+    LOOPS.shepherd_target(c, f, g, lim, co, do, buf, collecting)
+    return out, collecting.reshape(lead)
+
+
 def separation(
     velocity: ArrayLike,
     max_speed: ArrayLike,

@@ -243,7 +243,11 @@ def test_old_default_tables_resolve_with_a_warning_and_keep_their_values():
     }
     for (module, name), value in old.items():
         with pytest.warns(DeprecationWarning, match=rf"{name} is deprecated: use "):
-            assert getattr(module, name) == value, (module.__name__, name)
+            got = getattr(module, name)
+        if isinstance(value, dict):
+            # Tasks registered since then add their own entries; the old ones keep theirs.
+            got = {key: got[key] for key in value}
+        assert got == value, (module.__name__, name)
     with pytest.warns(DeprecationWarning):
         ppo = agents.training.HYPERPARAMS["ppo"]
     assert ppo["n_steps"] == 256 and ppo["batch_size"] == 1024 and ppo["n_epochs"] == 5

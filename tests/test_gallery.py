@@ -263,6 +263,7 @@ HELPERS = {
     "hiding_spots",
     "path_target",
     "vortex_field",
+    "shepherd_target",  # a target point (the herding task's dog), shown by its env's scene
 }
 
 

@@ -18,21 +18,22 @@ from steer_env.tasks.team_pursuit import TEAM_PURSUIT
 
 
 def test_every_task_is_in_one_registry_and_implements_the_protocol():
-    assert set(REGISTRY) == {"pursuit", "evasion", "team_pursuit"}
-    for task in REGISTRY.values():
+    assert set(REGISTRY) == {"pursuit", "evasion", "team_pursuit", "herding"}
+    rules = {"herding": "steer_env.rules.herding"}
+    for name, task in REGISTRY.items():
         assert isinstance(task, TaskSpec)
         cfg = task.config()
         roster = task.roster(cfg)
         world = task.world(cfg)
-        assert world.rules.__name__ == "steer_env.rules.pursuit_evasion"
+        assert world.rules.__name__ == rules.get(name, "steer_env.rules.pursuit_evasion")
         learned = [v for v in roster if v.strategy is None]
         assert len(learned) == len(task.agent_names(cfg)) >= 1
         assert task.env_id is not None or task.env_module is not None
 
 
 def test_the_two_tables_are_views_of_the_registry():
-    assert list(TASKS) == ["pursuit", "evasion"]
-    assert list(TEAM_TASKS) == ["team_pursuit"]
+    assert list(TASKS) == ["pursuit", "evasion", "herding"]
+    assert list(TEAM_TASKS) == ["team_pursuit", "herding"]
     assert TASKS["pursuit"] is REGISTRY["pursuit"] is get_task("steer_env/Pursuit-v0")
     with pytest.raises(KeyError, match="not a single-agent task; those are pursuit, evasion"):
         TASKS["team_pursuit"]
@@ -49,7 +50,7 @@ def test_register_refuses_duplicates_and_objects_outside_the_protocol():
         register(dataclasses.replace(PURSUIT, name="other"))
     with pytest.raises(TypeError, match="must implement TaskSpec"):
         register(object())
-    assert set(REGISTRY) == {"pursuit", "evasion", "team_pursuit"}
+    assert set(REGISTRY) == {"pursuit", "evasion", "team_pursuit", "herding"}
 
 
 def test_baselines_per_role_and_the_success_rule():

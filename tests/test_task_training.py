@@ -38,7 +38,8 @@ def test_the_table_is_the_one_it_was():
             {**RLLIB_PPO, "rollout_fragment_length": 256},
         ),
     }
-    assert list(TRAINING_DEFAULTS) == list(expected)
+    old = [key for key in TRAINING_DEFAULTS if key[1] in ("pursuit", "evasion", "team_pursuit")]
+    assert old == list(expected)
     for key, (timesteps, n_envs, hp) in expected.items():
         assert TRAINING_DEFAULTS[key] == TrainingDefaults(timesteps, n_envs, hp)
     assert training_defaults("ppo", "steer_env/Pursuit-v0").timesteps == 300_000

@@ -98,7 +98,10 @@ def play_episodes(
             *(
                 np.concatenate([getattr(r, f) for r in parts])
                 for f in ("success", "captured", "capture_step", "length")
-            )
+            ),
+            outcomes={
+                key: np.concatenate([r.outcomes[key] for r in parts]) for key in parts[0].outcomes
+            },
         )
     import gymnasium as gym
 
@@ -116,6 +119,8 @@ def play_episodes(
         capture_step = np.full(n, -1, dtype=np.int64)
         length = np.zeros(n, dtype=np.int64)
         limit = env.unwrapped.config.time_limit
+        metrics = env.unwrapped.task.metrics
+        outcomes = {key: np.zeros(n) for key in metrics.outcomes}
         for _ in range(limit + 1):
             action, _ = policy.predict(obs, deterministic=True)
             obs, _, terminated, truncated, info = env.step(action)
@@ -123,7 +128,9 @@ def play_episodes(
             ended = (terminated | truncated) & ~done
             if ended.any():
                 success[ended] = np.asarray(info["is_success"])[ended]
-                capture_step[ended] = np.asarray(info["capture_step"])[ended]
+                capture_step[ended] = np.asarray(info[metrics.time_key])[ended]
+                for key, values in outcomes.items():
+                    values[ended] = np.asarray(info[key])[ended]
                 done |= ended
             if done.all():
                 break
@@ -131,7 +138,7 @@ def play_episodes(
             raise RuntimeError("some episodes did not end within the time limit")
     finally:
         env.close()
-    return EpisodeResults(success, capture_step >= 0, capture_step, length)
+    return EpisodeResults(success, capture_step >= 0, capture_step, length, outcomes)
 
 
 def summarize(
@@ -163,6 +170,8 @@ def summarize(
             "mean_time_captured_s": stats.event_mean(t, r.captured),
             "median_time_s": median,  # inf: more than half not captured by the horizon
         }
+        if r.outcomes:
+            agents[name]["outcomes"] = {key: _mean_ci(values) for key, values in r.outcomes.items()}
     paired: dict[str, Any] = {}
     if "learned" in results:
         for name in results:
@@ -181,8 +190,9 @@ def summarize(
     # The goal, what a success and the time mean: the task's metrics.
     metrics = get_task(env_id).metrics
     goal: dict[str, Any] = {}
-    if "classic" in paired:
-        p = paired["classic"]
+    classic = SCRIPTED_FOR_ENV[env_id][0]  # the task's classic baseline
+    if classic in paired:
+        p = paired[classic]
         better_success = bool(p["success_diff_ci95"][0] > 0)
         goal = {"criterion": metrics.goal["criterion"], "success_better": better_success}
         met = better_success
@@ -213,6 +223,11 @@ def summarize(
         "paired_vs_learned": paired,
         "goal": goal,
     }
+
+
+def _mean_ci(values: np.ndarray) -> dict[str, Any]:
+    iv = stats.mean_interval(values)
+    return {"mean": iv.mean, "ci95": [iv.lo, iv.hi]}
 
 
 def format_table(summary: dict[str, Any]) -> str:
@@ -251,6 +266,19 @@ def format_table(summary: dict[str, Any]) -> str:
                 f"| vs {summary['agents'][name]['label']} | {format_interval(s, 100, sign=True)} "
                 f"| {format_interval(d, digits=2, sign=True)} |"
             )
+    keys = next(iter(summary["agents"].values())).get("outcomes", {})
+    if keys:
+        lines += [
+            "",
+            "| agent | " + " | ".join(f"{key} [95% CI]" for key in keys) + " |",
+            "|---|" + "---|" * len(keys),
+        ]
+        for a in summary["agents"].values():
+            cells = [
+                format_interval(stats.Interval(o["mean"], *o["ci95"]), digits=2)
+                for o in a["outcomes"].values()
+            ]
+            lines.append(f"| {a['label']} | " + " | ".join(cells) + " |")
     lines += [
         "",
         f"* restricted mean: episodes without a capture count as the time limit ({horizon:g} s).",

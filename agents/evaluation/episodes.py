@@ -26,9 +26,15 @@ class Episode:
     steps: int
     dt: float
     role: str
+    #: The task's word for its timed event (``metrics.labels["achieved"]``), if it has one.
+    achieved: str = ""
 
     @property
     def outcome(self) -> str:
+        if self.achieved and self.role not in ("pursuer", "evader"):
+            if self.capture_step is not None:
+                return f"{self.achieved} at {self.capture_step * self.dt:.1f} s"
+            return f"not {self.achieved}"
         if self.capture_step is not None:
             what = "captured" if self.role == "pursuer" else "caught"
             return f"{what} at {self.capture_step * self.dt:.1f} s"
@@ -72,16 +78,19 @@ def play_episode(
                 break
         cfg = env.unwrapped.config
         role = env.unwrapped.agent_role
+        metrics = env.unwrapped.task.metrics
     finally:
         env.close()
+    event = info.get(metrics.time_key, -1)
     return Episode(
         frames,
         label,
         bool(info.get("is_success", False)),
-        info["capture_step"] if info.get("capture_step", -1) >= 0 else None,
+        event if event >= 0 else None,
         steps,
         cfg.dt,
         role,
+        metrics.labels.get("achieved", ""),
     )
 
 

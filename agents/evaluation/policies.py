@@ -255,7 +255,9 @@ def canonical_agent(name: str, env_id: str) -> str:
         return short
     if key == "learned" or key in SCRIPTED_FOR_ENV[env_id]:
         return key
-    if key in ("classic", "naive"):
+    if key == "classic":  # the task's classic baseline: the first of its role
+        return SCRIPTED_FOR_ENV[env_id][0]
+    if key == "naive":
         raise UsageError(
             f"there is no {key} {ROLE[env_id]} for {env_id}: "
             f"use {', '.join(('learned', *SCRIPTED_FOR_ENV[env_id]))}"
@@ -283,6 +285,9 @@ def make_scripted(name: str, env: Any, seed: int | None = 0) -> Any:
     short = canonical_agent(name, task.env_id)
     if short == "learned":
         raise UsageError("'learned' is not a scripted agent")
+    own = task.scripted_policy(short, base.config, seed)
+    if own is not None:  # a task whose baselines are its own policies, not strategies
+        return own
     return ScriptedPolicy(task, short, base.config, seed=seed)
 
 
@@ -318,7 +323,9 @@ def env_arg(text: str) -> str:
     key = text.strip().lower()
     for name, task in TEAM_TASKS.items():
         if key in (name, task.env_module.rsplit(".", 1)[-1]):
-            return name
+            # A task with a single-agent form is named by its env id (its comparison is
+            # the "agents" layout's).
+            return task.env_id or name
     try:
         return resolve_env_id(text)
     except UsageError as exc:

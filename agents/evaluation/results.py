@@ -9,7 +9,7 @@ import csv
 import io
 import json
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -21,12 +21,16 @@ from steer_env import cli
 
 @dataclass
 class EpisodeResults:
-    """Outcome of the first episode of each of ``n`` environments."""
+    """Outcome of the first episode of each of ``n`` environments. ``captured`` and
+    ``capture_step`` are the task's timed event (a capture, the flock penned: its
+    ``metrics.time_key``); ``outcomes`` the task's further per-episode numbers
+    (``metrics.outcomes``)."""
 
     success: np.ndarray  # (n,) bool
     captured: np.ndarray  # (n,) bool
-    capture_step: np.ndarray  # (n,) int, -1 without capture
+    capture_step: np.ndarray  # (n,) int, -1 without the event
     length: np.ndarray  # (n,) int, steps played
+    outcomes: dict[str, np.ndarray] = field(default_factory=dict)  # (n,) float each
 
 
 def format_interval(

@@ -92,6 +92,13 @@ def _pair(a: ArrayLike, b: ArrayLike) -> tuple[NDArray[np.float64], NDArray[np.f
     return x, y
 
 
+def mean_interval(a: ArrayLike, confidence: float = 0.95) -> Interval:
+    """Mean of a continuous per-episode measure with its t interval (the paired interval
+    of :func:`paired_difference` against zero: ``mean -/+ t * sd / sqrt(n)``)."""
+    x = np.asarray(a, dtype=np.float64)
+    return paired_difference(x, np.zeros_like(x), confidence)
+
+
 def paired_difference(a: ArrayLike, b: ArrayLike, confidence: float = 0.95) -> Interval:
     """Mean paired difference ``mean(a - b)`` of a continuous measure (times) over the same
     episodes, with the paired t interval of :func:`scipy.stats.ttest_rel`.

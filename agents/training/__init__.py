@@ -38,6 +38,12 @@ def old_hyperparameters() -> Callable[[str, int, int], dict[str, Any]]:
     return lambda algo, n_envs, timesteps: hyperparameters(algo, "pursuit", n_envs, timesteps)
 
 
+def first_per_algo(column: str) -> list[tuple[tuple[str, str], Any]]:
+    """The ``(algo, task)`` entries of an SB3 table column, the first task's last, so a
+    dict built from them keeps the first task's value per algorithm."""
+    return list(reversed(sb3_table(column).items()))
+
+
 def old_default_timesteps() -> Callable[[str, str], int]:
     from agents.training.defaults import training_defaults
 
@@ -51,10 +57,11 @@ __getattr__ = forward_moved_names(
     "agents.evaluation.policies",
     replaced={
         "DEFAULT_TIMESTEPS": (TABLE, lambda: sb3_table("timesteps")),
-        "DEFAULT_N_ENVS": (TABLE, lambda: {a: n for (a, _), n in sb3_table("n_envs").items()}),
+        # One value per algorithm, as the first release had: the first task's (pursuit).
+        "DEFAULT_N_ENVS": (TABLE, lambda: {a: n for (a, _), n in first_per_algo("n_envs")}),
         "HYPERPARAMS": (
             TABLE,
-            lambda: {a: dict(h) for (a, _), h in sb3_table("hyperparameters").items()},
+            lambda: {a: dict(h) for (a, _), h in first_per_algo("hyperparameters")},
         ),
         "default_timesteps": (TABLE, old_default_timesteps),
         "hyperparameters": ("agents.training.sb3.hyperparameters", old_hyperparameters),

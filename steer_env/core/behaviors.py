@@ -205,6 +205,35 @@ def wander(
     return fx, fy, ox, oy
 
 
+# --- herding
+@kernel
+def shepherd_target(cx, cy, fx, fy, gx, gy, spread_limit, collect_offset, drive_offset):
+    """Strömbom et al. (2014, J. R. Soc. Interface 11:20140719) sheepdog's target point,
+    from the flock's centre ``c``, the sheep ``f`` farthest from it and the goal ``g``.
+
+    * **collect** while ``|f - c| > spread_limit`` (the paper's ``r_a N^(2/3)``): the point
+      ``collect_offset`` (``r_a``) beyond ``f`` on the line from ``c`` through ``f``, so the
+      dog pushes the straggler back towards the centre;
+    * **drive** otherwise: the point ``drive_offset`` (``r_a sqrt(N)``) beyond ``c`` on the
+      line from ``g`` through ``c``, behind the flock as seen from the goal.
+
+    Returns ``(tx, ty, collecting)``. A flock centred on the goal is driven from the
+    world's -x side of it (the direction is then undefined)."""
+    ox = fx - cx
+    oy = fy - cy
+    d = length(ox, oy)
+    if d > spread_limit and d > TINY:
+        ux, uy = scale_to(ox, oy, d, 1.0)
+        return fx + collect_offset * ux, fy + collect_offset * uy, True
+    bx = cx - gx
+    by = cy - gy
+    db = length(bx, by)
+    if db <= TINY:
+        return cx - drive_offset, cy, False
+    ux, uy = scale_to(bx, by, db, 1.0)
+    return cx + drive_offset * ux, cy + drive_offset * uy, False
+
+
 # --- flocking: per-pair terms and per-vehicle finishes
 @kernel
 def pair_tiebreak(i, j):

@@ -149,6 +149,17 @@ def arrive(p, v, t, ms, slowing, decel, out):
 
 
 @kernel
+def shepherd_target(c, f, g, limit, collect, drive, out, collecting):
+    sc, sf, sg, sl, s1, s2 = _s(c), _s(f), _s(g), _s(limit), _s(collect), _s(drive)
+    for i in range(out.shape[0]):
+        a, b, k = i * sc, i * sf, i * sg
+        out[i, 0], out[i, 1], collecting[i] = cb.shepherd_target(
+            c[a, 0], c[a, 1], f[b, 0], f[b, 1], g[k, 0], g[k, 1], limit[i * sl],
+            collect[i * s1], drive[i * s2],
+        )  # fmt: skip
+
+
+@kernel
 def predict_position(p, ms, tp, tv, max_t, tms, form, out):
     sp, sm, sa, sb, st, sx = _s(p), _s(ms), _s(tp), _s(tv), _s(max_t), _s(tms)
     for i in range(out.shape[0]):

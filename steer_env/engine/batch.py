@@ -282,7 +282,9 @@ class Batch:
         self.n_agents = len(agents)
         self.obs_dim = world.obs_dim
         self._world = world.record()
-        self.state = layout.empty_state(self.num_envs, n, self.n_agents)
+        self.state = layout.empty_state(
+            self.num_envs, n, self.n_agents, getattr(self.rules, "EPISODE", None)
+        )
         self._all = np.arange(self.num_envs, dtype=np.int64)
         self._every = np.ones(self.num_envs, dtype=np.bool_)
         rules = self.rules

@@ -171,8 +171,12 @@ class FeatureTable:
                 members = g.features[at : at + n]
                 low = _number(min(f.low for f in members))
                 high = _number(max(f.high for f in members))
-                if g.slots is None:
+                if g.slots is None and not repeated:
                     index = ", ".join(str(fixed + at + i) for i in range(n))
+                elif g.slots is None:
+                    # After repeated groups: their sizes in symbols, then the offsets.
+                    base = " + ".join(repeated)
+                    index = ", ".join(f"{fixed + at + i} + {base}" for i in range(n))
                 else:
                     base = " + ".join([str(fixed), *repeated, f"{g.width}k"])
                     index = f"{base} + " + ", ".join(str(at + i) for i in range(n))

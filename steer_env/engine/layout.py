@@ -112,6 +112,10 @@ BEHAVIOR = np.dtype(
         ("weight", "f8"),
         ("probability", "f8"),  # dithering: chance the behaviour is considered
         ("active_beyond", "f8"),  # m: acts only while the nearest opponent is farther
+        (
+            "active_within",
+            "f8",
+        ),  # m: acts only while the nearest opponent is this near (inf: always)
         ("threat_range", "f8"),  # m: flee/evade/hide ignore opponents beyond (inf: none)
         ("prediction_time", "f8"),  # s: cap on pursuit/evade look-ahead (inf: none)
         ("slowing_radius", "f8"),  # m: arrive and the behaviours built on it
@@ -119,10 +123,12 @@ BEHAVIOR = np.dtype(
         ("wander_radius", "f8"),  # m
         ("wander_distance", "f8"),  # m
         ("wander_jitter", "f8"),  # m/s
+        ("wander_speed", "f8"),  # wander's desired speed / max speed (seek form; < 1: grazing)
         ("feeler_length", "f8"),  # m
         ("side_angle", "f8"),  # rad
         ("side_scale", "f8"),
         ("neighbor_radius", "f8"),  # m: separation/alignment/cohesion/unaligned
+        ("neighbor_count", "i8"),  # flocking: only the k nearest neighbours count (0: all)
         ("view_cos", "f8"),  # separation/alignment/cohesion: cosine of half the view angle
         ("min_distance", "f8"),  # m: separation's distance floor
         ("offset_forward", "f8"),  # m: offset pursuit, in the target's frame
@@ -171,10 +177,16 @@ class State(NamedTuple):
     key: NDArray[np.uint64]  #: (E,) random stream key
     counter: NDArray[np.uint64]  #: (E,) random draws taken from the stream
     potential: NDArray[np.float64]  #: (E, k) shaping potential of each learned agent
+    #: (E,) what the rules keep over an episode (their ``EPISODE`` record: the pursuit rules'
+    #: captures so far, the herding rules' dog path and start distance...)
+    episode: NDArray[np.void]
 
 
-def empty_state(num_envs: int, n_vehicles: int, n_agents: int) -> State:
-    """A zero state (headings along +x, nothing captured) for ``num_envs`` environments."""
+def empty_state(
+    num_envs: int, n_vehicles: int, n_agents: int, episode: np.dtype | None = None
+) -> State:
+    """A zero state (headings along +x, nothing captured) for ``num_envs`` environments;
+    ``episode`` is the rules' per-episode record (``EPISODE``)."""
     e, n = int(num_envs), int(n_vehicles)
     heading = np.zeros((e, n, 2))
     heading[..., 0] = 1.0
@@ -189,4 +201,9 @@ def empty_state(num_envs: int, n_vehicles: int, n_agents: int) -> State:
         key=np.zeros(e, dtype=np.uint64),
         counter=np.zeros(e, dtype=np.uint64),
         potential=np.zeros((e, int(n_agents))),
+        episode=np.zeros(e, dtype=EMPTY_EPISODE if episode is None else episode),
     )
+
+
+#: The per-episode record of rules that keep nothing over an episode.
+EMPTY_EPISODE = np.dtype([("steps_kept", "i8")], align=True)

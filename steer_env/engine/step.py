@@ -35,7 +35,21 @@ from steer_env.core.combine import accumulate, dither_candidate, weighted_add
 from steer_env.core.jit import engine_inline_kernel, engine_kernel, kernel
 from steer_env.core.physics import MIN_HEADING_SPEED, integrate
 from steer_env.core.streams import uniform_draw
-from steer_env.core.vecmath import length, to_world, truncate
+from steer_env.core.vecmath import length, to_local, to_world, truncate
+from steer_env.engine.egocentric import (
+    EAST_WALL,
+    NORTH_WALL,
+    OTHER_POSITION,
+    OTHER_PRESENT,
+    OTHER_VELOCITY,
+    OTHER_WIDTH,
+    SELF_WIDTH,
+    SOUTH_WALL,
+    TIME,
+    VELOCITY_FORWARD,
+    VELOCITY_SIDE,
+    WEST_WALL,
+)
 from steer_env.engine.layout import (
     ALIGNMENT,
     ARENA_CENTER,
@@ -185,6 +199,12 @@ def flock_force(kind, b, e, i, pos, vel, head, alive, vehicles):
     sx = 0.0
     sy = 0.0
     count = 0
+    # Topological neighbourhoods (neighbor_count k > 0) take the k nearest: the k-th
+    # smallest distance of the candidates (ties: the lower index) bounds who counts.
+    limit_d = np.inf
+    limit_j = pos.shape[1]
+    if b.neighbor_count > 0:
+        limit_d, limit_j = kth_nearest(b, e, i, pos, head, alive, vehicles, b.neighbor_count)
     for j in range(pos.shape[1]):
         if j == i or not alive[e, j]:
             continue
@@ -194,6 +214,8 @@ def flock_force(kind, b, e, i, pos, vel, head, alive, vehicles):
         oy = pos[e, j, 1] - py
         d = length(ox, oy)
         if not d <= r or not cb.in_view(ox, oy, d, head[e, i, 0], head[e, i, 1], b.view_cos):
+            continue
+        if d > limit_d or (d == limit_d and j > limit_j):
             continue
         count += 1
         if kind == SEPARATION:
@@ -210,6 +232,44 @@ def flock_force(kind, b, e, i, pos, vel, head, alive, vehicles):
     if kind == COHESION:
         return cb.cohesion_finish(sx, sy, count, vx, vy, ms)
     return cb.steer_towards(sx, sy, count, vx, vy, ms)
+
+
+@engine_kernel
+def kth_nearest(b, e, i, pos, head, alive, vehicles, k):
+    """Distance and index of vehicle ``i``'s ``k``-th nearest flocking neighbour (the
+    candidates :func:`flock_force` counts: in the game, of its team for ``teammates``,
+    within ``neighbor_radius`` and in view), ordered by distance then index; ``(inf, n)``
+    when there are at most ``k`` of them (every one counts). ``k`` passes over the
+    vehicles, each taking the next nearest after the previous one: no working memory."""
+    n = pos.shape[1]
+    px, py = pos[e, i, 0], pos[e, i, 1]
+    team = vehicles[i].team
+    last_d = -1.0
+    last_j = -1
+    for _ in range(k):
+        best_d = np.inf
+        best_j = n
+        for j in range(n):
+            if j == i or not alive[e, j]:
+                continue
+            if b.target == TEAMMATES and vehicles[j].team != team:
+                continue
+            ox = pos[e, j, 0] - px
+            oy = pos[e, j, 1] - py
+            d = length(ox, oy)
+            if not d <= b.neighbor_radius:
+                continue
+            if not cb.in_view(ox, oy, d, head[e, i, 0], head[e, i, 1], b.view_cos):
+                continue
+            after = d > last_d or (d == last_d and j > last_j)
+            if after and (d < best_d or (d == best_d and j < best_j)):
+                best_d = d
+                best_j = j
+        if best_j == n:
+            return np.inf, n
+        last_d = best_d
+        last_j = best_j
+    return last_d, last_j
 
 
 @engine_inline_kernel
@@ -270,6 +330,7 @@ def raw_forces(rec, i, e0, m, state, active, vehicles, world, scene, near_j, dra
     ms = vehicles[i].max_speed
     if kind == WANDER:
         jitter_dt = rec.wander_jitter * world.dt
+        wander_speed = rec.wander_speed
         for b in range(m):
             e = e0 + b
             if not active[e] or not alive[e, i]:
@@ -284,7 +345,7 @@ def raw_forces(rec, i, e0, m, state, active, vehicles, world, scene, near_j, dra
                 vel[e, i, 1],
                 head[e, i, 0],
                 head[e, i, 1],
-                ms,
+                ms * wander_speed,
                 wander[e, i, 0],
                 wander[e, i, 1],
                 nx,
@@ -646,15 +707,17 @@ def scripted_forces(
             raw_forces(rec, i, e0, m, state, active, vehicles, world, scene, near_j, draw, raw)
             if rec.kind == WANDER:
                 draw += 2
-            # active_beyond: the behaviour acts only while the nearest opponent is farther
-            # than that (the classic evader wanders only while unthreatened).
+            # active_beyond / active_within: the behaviour acts only while the nearest
+            # opponent is farther than / at most that far (the classic evader wanders only
+            # while unthreatened; a sheep flocks only while a dog is near).
             beyond = rec.active_beyond
+            within = rec.active_within
             w = rec.weight
             # These two loops compute every environment's sum and keep it where the
             # behaviour acts (a select rather than a branch), so the compiler vectorises them.
             if method == PRIORITIZED:
                 for b in range(m):
-                    acts = is_open[b] & (near_d[b] > beyond)
+                    acts = is_open[b] & (near_d[b] > beyond) & (near_d[b] <= within)
                     tx, ty, left = accumulate(
                         total[0, b], total[1, b], w * raw[0, b], w * raw[1, b], mf
                     )
@@ -663,7 +726,7 @@ def scripted_forces(
                     is_open[b] = left if acts else is_open[b]
             elif method == WEIGHTED_SUM:
                 for b in range(m):
-                    acts = is_open[b] & (near_d[b] > beyond)
+                    acts = is_open[b] & (near_d[b] > beyond) & (near_d[b] <= within)
                     tx, ty = weighted_add(total[0, b], total[1, b], raw[0, b], raw[1, b], w)
                     total[0, b] = tx if acts else total[0, b]
                     total[1, b] = ty if acts else total[1, b]
@@ -672,7 +735,7 @@ def scripted_forces(
                 for b in range(m):
                     e = e0 + b
                     pick = uniform_draw(state.key[e], state.counter[e], draw)
-                    if is_open[b] and near_d[b] > beyond:
+                    if is_open[b] and near_d[b] > beyond and near_d[b] <= within:
                         fx, fy, wins = dither_candidate(raw[0, b], raw[1, b], w, probability, pick)
                         if wins:
                             total[0, b] = fx
@@ -771,6 +834,96 @@ def start_wander(e, state, vehicles, behaviors, strategies):
                 state.wander[e, i, 0] *= r
                 state.wander[e, i, 1] *= r
                 break
+
+
+# --------------------------------------------------------------------------- observation
+@engine_kernel
+def clip_unit(x):
+    """``x`` clipped to [-1, 1]."""
+    return min(max(x, -1.0), 1.0)
+
+
+@engine_inline_kernel
+def observe_egocentric(
+    e, pos, vel, head, alive, steps, vehicles, world, agent_index, obs, dist, order
+):
+    """The egocentric observations (:mod:`steer_env.engine.egocentric`) of every learned
+    agent of environment ``e`` into the head of ``obs[e, a]`` (self, then the slots): own
+    velocity, walls, time, then the nearest teammates and opponents in the game in slots
+    (nearest first) with presence flags; all in [-1, 1]. ``dist`` and ``order`` are ``(n,)``
+    float64 / int64 working space."""
+    n = pos.shape[1]
+    half, arena, diag = world.half_size, world.arena_size, world.diagonal
+    elapsed = clip_unit(2.0 * float(steps[e]) / float(world.time_limit) - 1.0)
+    for a in range(agent_index.shape[0]):
+        i = agent_index[a]
+        veh = vehicles[i]
+        row = obs[e, a]
+        hx, hy = head[e, i, 0], head[e, i, 1]
+        px, py = pos[e, i, 0], pos[e, i, 1]
+        f, s = to_local(vel[e, i, 0], vel[e, i, 1], hx, hy)
+        row[VELOCITY_FORWARD] = clip_unit(f / veh.max_speed)
+        row[VELOCITY_SIDE] = clip_unit(s / veh.max_speed)
+        # Offsets to the nearest point of the west, east, south and north walls.
+        f, s = to_local(-half - px, 0.0, hx, hy)
+        row[WEST_WALL] = clip_unit(f / arena)
+        row[WEST_WALL + 1] = clip_unit(s / arena)
+        f, s = to_local(half - px, 0.0, hx, hy)
+        row[EAST_WALL] = clip_unit(f / arena)
+        row[EAST_WALL + 1] = clip_unit(s / arena)
+        f, s = to_local(0.0, -half - py, hx, hy)
+        row[SOUTH_WALL] = clip_unit(f / arena)
+        row[SOUTH_WALL + 1] = clip_unit(s / arena)
+        f, s = to_local(0.0, half - py, hx, hy)
+        row[NORTH_WALL] = clip_unit(f / arena)
+        row[NORTH_WALL + 1] = clip_unit(s / arena)
+        row[TIME] = elapsed
+        base = SELF_WIDTH
+        for group in range(2):
+            opponents = group == 1
+            slots = world.observed_opponents if opponents else world.observed_teammates
+            if slots == 0:
+                continue
+            # Nearest first: a stable insertion sort over the vehicles of the group. The
+            # first one's distance waits until a second one needs comparing with it (with a
+            # single opponent, as in Pursuit, no distance is computed: the square root sat
+            # on the path to every slot value).
+            count = 0
+            for j in range(n):
+                if not alive[e, j] or not is_candidate(vehicles, i, j, opponents):
+                    continue
+                if count == 0:
+                    order[0] = j
+                    count = 1
+                    continue
+                if count == 1:
+                    first = order[0]
+                    dist[0] = length(pos[e, first, 0] - px, pos[e, first, 1] - py)
+                d = length(pos[e, j, 0] - px, pos[e, j, 1] - py)
+                q = count
+                while q > 0 and dist[q - 1] > d:
+                    dist[q] = dist[q - 1]
+                    order[q] = order[q - 1]
+                    q -= 1
+                dist[q] = d
+                order[q] = j
+                count += 1
+            scale = veh.speed_scale
+            for q in range(slots):
+                at = base + OTHER_WIDTH * q
+                if q >= count:
+                    for f_ in range(OTHER_WIDTH):
+                        row[at + f_] = 0.0
+                    continue
+                j = order[q]
+                f, s = to_local(pos[e, j, 0] - px, pos[e, j, 1] - py, hx, hy)
+                row[at + OTHER_POSITION] = clip_unit(f / diag)
+                row[at + OTHER_POSITION + 1] = clip_unit(s / diag)
+                f, s = to_local(vel[e, j, 0] - vel[e, i, 0], vel[e, j, 1] - vel[e, i, 1], hx, hy)
+                row[at + OTHER_VELOCITY] = clip_unit(f / scale)
+                row[at + OTHER_VELOCITY + 1] = clip_unit(s / scale)
+                row[at + OTHER_PRESENT] = 1.0
+            base += OTHER_WIDTH * slots
 
 
 # --------------------------------------------------------------------------- entry points

@@ -20,7 +20,12 @@ the library's defaults (the alternative forms of :mod:`steer_env.core.options`, 
 ``separation_form="buckland"``, by name). ``target`` says relative to whom it steers (the
 nearest opponent by default; see :data:`~steer_env.engine.layout.TARGET_NAMES`).
 ``active_beyond`` (m) makes a behaviour act only while the nearest opponent is farther than
-that (the classic evader wanders only while unthreatened).
+that (the classic evader wanders only while unthreatened), ``active_within`` (m) only while
+it is at most that far (a sheep flocks only while a dog is near). ``neighbor_count`` makes
+separation, alignment and cohesion topological: only the ``k`` nearest neighbours within
+``neighbor_radius`` count (Strömbom's local centre of mass), ties by vehicle index.
+``wander_speed`` is wander's desired speed as a fraction of max speed (a grazing sheep
+ambles).
 
 Offset pursuit steers to a point fixed in the target's frame (``offset_forward``,
 ``offset_side``; forward is the target's direction of motion, the world x axis while it
@@ -55,6 +60,7 @@ from steer_env.engine import layout
 DEFAULTS: Mapping[str, float | bool | str] = {
     "probability": 1.0,
     "active_beyond": -1.0,
+    "active_within": math.inf,
     "threat_range": math.inf,
     "prediction_time": math.inf,
     "slowing_radius": 1.0,
@@ -62,10 +68,12 @@ DEFAULTS: Mapping[str, float | bool | str] = {
     "wander_radius": 1.0,
     "wander_distance": 2.0,
     "wander_jitter": 8.0,
+    "wander_speed": 1.0,
     "feeler_length": 2.0,
     "side_angle": math.pi / 4,
     "side_scale": 0.5,
     "neighbor_radius": 3.0,
+    "neighbor_count": 0,
     "view_angle": 2 * math.pi,  # rad: flocking's field of view (all around by default)
     "min_distance": 1e-3,
     "offset_forward": 0.0,
@@ -111,7 +119,13 @@ DEFAULT_TARGET = {
 
 _FLAGS = ("offset_spread", "path_loop", "flow_clockwise")
 #: Parameters that may be infinite (no limit).
-_MAY_BE_INF = ("threat_range", "prediction_time", "max_deceleration")
+_MAY_BE_INF = (
+    "threat_range",
+    "prediction_time",
+    "max_deceleration",
+    "active_within",
+    "neighbor_radius",
+)
 
 
 @dataclass(frozen=True)
@@ -155,6 +169,13 @@ class Behavior:
             v = _number(f"{kind}.{name}", value, allow_inf=name in _MAY_BE_INF)
             if name == "probability" and not 0 < v <= 1:
                 raise ValueError(f"{kind}.probability must be in (0, 1], got {value!r}")
+            if name == "neighbor_count" and (v != int(v) or not 0 <= v <= 10**6):
+                raise ValueError(
+                    f"{kind}.neighbor_count must be an integer in [0, 1000000] (0: every "
+                    f"neighbour within neighbor_radius), got {value!r}"
+                )
+            if name == "wander_speed" and not 0 < v <= 1:
+                raise ValueError(f"{kind}.wander_speed must be in (0, 1], got {value!r}")
             if name == "view_angle" and not 0 < v <= 2 * math.pi:
                 raise ValueError(f"{kind}.view_angle must be in (0, 2*pi] radians, got {value!r}")
             if name not in ("active_beyond", "offset_forward", "offset_side") and v < 0:

@@ -1,5 +1,6 @@
-"""Gymnasium front ends of the registered tasks: ``steer_env/Pursuit-v0`` and
-``steer_env/Evasion-v0`` (single env, native vector env), registered from
+"""Gymnasium front ends of the registered tasks: ``steer_env/Pursuit-v0``,
+``steer_env/Evasion-v0`` and ``steer_env/Herding-v0`` (single env, native vector env),
+registered from
 :data:`steer_env.tasks.TASKS`."""
 
 from __future__ import annotations
@@ -7,6 +8,7 @@ from __future__ import annotations
 from gymnasium.envs.registration import register, registry
 
 from steer_env.envs.evasion import EvasionEnv
+from steer_env.envs.herding import HerdingEnv
 from steer_env.envs.pursuit import PursuitEnv
 from steer_env.tasks import TASKS, TaskConfig
 
@@ -32,4 +34,4 @@ def register_envs() -> None:
 
 register_envs()
 
-__all__ = ["ENV_IDS", "EvasionEnv", "PursuitEnv", "TaskConfig", "register_envs"]
+__all__ = ["ENV_IDS", "EvasionEnv", "HerdingEnv", "PursuitEnv", "TaskConfig", "register_envs"]

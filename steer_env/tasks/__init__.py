@@ -291,9 +291,12 @@ def get_task(name: str) -> Task:
     raise ValueError(f"unknown env {name!r}: use one of {accepted}")
 
 
-# The built-in tasks register themselves.
+# The built-in tasks register themselves, in this order (the order of tables and lists).
+# isort: off
 from steer_env.tasks import pursuit_evasion as _pursuit_evasion  # noqa: E402, F401
 from steer_env.tasks import team_pursuit as _team_pursuit  # noqa: E402, F401
+from steer_env.tasks import herding as _herding  # noqa: E402, F401
+# isort: on
 
 __all__ = [
     "REGISTRY",

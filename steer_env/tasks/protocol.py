@@ -61,6 +61,8 @@ class Metrics:
         labels: words of the layout's tables and plots: ``rate`` (the success rate's
             column, "capture"), ``achieved`` (a success in the plot's legend, "captured"),
             ``curve`` (the survival plot's y axis) and ``title``.
+        time_key: the info key of the step of success (``capture_step``, ``pen_step``).
+        outcomes: info keys of further outcomes the comparison reports.
     """
 
     layout: str
@@ -68,6 +70,11 @@ class Metrics:
     time_means: str
     goal: Mapping[str, Any] = field(default_factory=dict)
     labels: Mapping[str, str] = field(default_factory=dict)
+    #: The info key of the step a success happened on (-1 without one), at episode end.
+    time_key: str = "capture_step"
+    #: Info keys of further per-episode outcomes (numbers at episode end) that the
+    #: comparison averages per agent, with 95% intervals.
+    outcomes: tuple[str, ...] = ()
 
 
 class TaskSpec(ABC):
@@ -110,6 +117,12 @@ class TaskSpec(ABC):
     def is_success(self, outcome: Any, role: str | None = None) -> Any:
         """Whether an episode with ``outcome`` (the rules' end-of-episode value, a scalar
         or an array of them) is a success for ``role`` (by default the learned side's)."""
+
+    def scripted_policy(self, name: str, cfg: Any = None, seed: Any = 0) -> Any:
+        """A baseline that is not a :class:`Strategy` of the engine (a task's own policy
+        with ``predict``), or ``None`` when the task's baselines are strategies (played
+        from observations by ``agents.evaluation.scripted.ScriptedPolicy``)."""
+        return None
 
     def check_agents(self, cfg: Any) -> None:
         """``ValueError`` when ``cfg`` leaves no learned agent (a front end has nobody to

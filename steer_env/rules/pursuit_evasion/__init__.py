@@ -32,7 +32,24 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from steer_env.engine.features import Feature, FeatureGroup, FeatureTable
+from steer_env.engine.egocentric import (  # noqa: F401  (positions the compiled code reads)
+    EAST_WALL,
+    NORTH_WALL,
+    OTHER,
+    OTHER_POSITION,
+    OTHER_PRESENT,
+    OTHER_VELOCITY,
+    OTHER_WIDTH,
+    SELF,
+    SELF_WIDTH,
+    SOUTH_WALL,
+    TIME,
+    VELOCITY_FORWARD,
+    VELOCITY_SIDE,
+    WEST_WALL,
+    other_rows,
+)
+from steer_env.engine.features import FeatureGroup, FeatureTable
 
 #: The teams, by code (``VEHICLE.team``).
 TEAMS = ("pursuer", "evader")
@@ -44,72 +61,12 @@ START_CANDIDATES = 16
 RESET_DRAWS_PER_VEHICLE = 2 * START_CANDIDATES + 2
 
 # --------------------------------------------------------------------------- observation
-#: The agent itself: its velocity, the offsets to the nearest point of each wall (all in
-#: its frame) and the elapsed time.
-SELF = FeatureGroup(
-    "self",
-    (
-        Feature("velocity_forward", "own velocity, forward / max speed"),
-        Feature("velocity_side", "own velocity, side / max speed"),
-        Feature("west_wall_forward", "west wall offset, forward / arena_size"),
-        Feature("west_wall_side", "west wall offset, side / arena_size"),
-        Feature("east_wall_forward", "east wall offset, forward / arena_size"),
-        Feature("east_wall_side", "east wall offset, side / arena_size"),
-        Feature("south_wall_forward", "south wall offset, forward / arena_size"),
-        Feature("south_wall_side", "south wall offset, side / arena_size"),
-        Feature("north_wall_forward", "north wall offset, forward / arena_size"),
-        Feature("north_wall_side", "north wall offset, side / arena_size"),
-        Feature("time", "elapsed time: 2 * step / time_limit - 1"),
-    ),
-    rows=(
-        (2, "own velocity (forward, side) / max speed"),
-        (2, "offset to the nearest point of the west wall / arena_size"),
-        (2, "... east wall"),
-        (2, "... south wall"),
-        (2, "... north wall"),
-        (1, "elapsed time: 2 * step / time_limit - 1"),
-    ),
-)
-
-_OTHER = (
-    Feature("position_forward", "relative position, forward / arena diagonal"),
-    Feature("position_side", "relative position, side / arena diagonal"),
-    Feature("velocity_forward", "relative velocity, forward / (sum of max speeds)"),
-    Feature("velocity_side", "relative velocity, side / (sum of max speeds)"),
-    Feature("present", "1 if the slot holds a vehicle, 0 if it is padding", 0.0, 1.0),
-)
-
-
-def _other_rows(who: str, article: str) -> tuple[tuple[int, str], ...]:
-    return (
-        (2, f"{who} k position relative to the agent / arena diagonal"),
-        (2, f"{who} k velocity relative to the agent / (sum of max speeds)"),
-        (1, f"1 if slot k holds {article} {who}, 0 if it is padding"),
-    )
-
-
 #: The nearest teammates in the game (``observed_teammates`` slots), then the nearest
-#: opponents (``observed_opponents``), nearest first, empty slots all zero.
-TEAMMATE = FeatureGroup("teammate", _OTHER, "observed_teammates", _other_rows("teammate", "a"))
-OPPONENT = FeatureGroup("opponent", _OTHER, "observed_opponents", _other_rows("opponent", "an"))
+#: opponents (``observed_opponents``), nearest first, empty slots all zero: the engine's
+#: egocentric observation (:mod:`steer_env.engine.egocentric`).
+TEAMMATE = FeatureGroup("teammate", OTHER, "observed_teammates", other_rows("teammate", "a"))
+OPPONENT = FeatureGroup("opponent", OTHER, "observed_opponents", other_rows("opponent", "an"))
 FEATURES = FeatureTable((SELF, TEAMMATE, OPPONENT))
-
-# Positions the compiled writer and decoder use (constants there).
-SELF_WIDTH = SELF.width
-OTHER_WIDTH = OPPONENT.width
-VELOCITY_FORWARD = SELF.index("velocity_forward")
-VELOCITY_SIDE = SELF.index("velocity_side")
-WEST_WALL = SELF.index("west_wall_forward")
-EAST_WALL = SELF.index("east_wall_forward")
-SOUTH_WALL = SELF.index("south_wall_forward")
-NORTH_WALL = SELF.index("north_wall_forward")
-TIME = SELF.index("time")
-OTHER_POSITION = OPPONENT.index("position_forward")
-OTHER_VELOCITY = OPPONENT.index("velocity_forward")
-OTHER_PRESENT = OPPONENT.index("present")
-for _wall in (WEST_WALL, EAST_WALL, SOUTH_WALL, NORTH_WALL):
-    # The writer puts each wall's (forward, side) pair side by side.
-    assert SELF.features[_wall + 1].name.endswith("_side")
 
 # --------------------------------------------------------------------------- records
 #: The world record the compiled stages read. ``dt`` and ``half_size`` are the engine's
@@ -157,6 +114,15 @@ ENV_RESULT = np.dtype(
         ("done", "?"),  # the episode ended on this step
         ("captures", "i8"),  # evaders captured on this step
         ("timed_out", "?"),  # the episode reached time_limit on this step
+    ],
+    align=True,
+)
+
+
+#: What these rules keep over an episode (``State.episode``).
+EPISODE = np.dtype(
+    [
+        ("captures", "i8"),  # evaders captured so far in the episode
     ],
     align=True,
 )

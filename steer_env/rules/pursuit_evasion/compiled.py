@@ -17,13 +17,13 @@ import numpy as np
 from steer_env.core.jit import engine_inline_kernel, engine_kernel, kernel
 from steer_env.core.physics import MIN_HEADING_SPEED
 from steer_env.core.streams import uniform_draw
-from steer_env.core.vecmath import length, to_local, to_world
+from steer_env.core.vecmath import length, to_world
 from steer_env.engine.step import (
     BLOCK,
-    is_candidate,
     move,
     nearest_in_block,
     nearest_of,
+    observe_egocentric,
     scripted_forces,
     start_wander,
 )
@@ -40,7 +40,6 @@ from steer_env.rules.pursuit_evasion import (
     SELF_WIDTH,
     SOUTH_WALL,
     START_CANDIDATES,
-    TIME,
     VELOCITY_FORWARD,
     VELOCITY_SIDE,
     WEST_WALL,
@@ -130,6 +129,7 @@ def settle(
     for b in range(m):
         e = e0 + b
         if active[e]:
+            state.episode[e].captures += env_results[e].captures
             settle_env(
                 e,
                 pos,
@@ -233,11 +233,6 @@ def settle_env(
 
 
 @engine_kernel
-def _clip(x):
-    return min(max(x, -1.0), 1.0)
-
-
-@engine_kernel
 def observe_rows(envs, state, vehicles, world, agent_index, obs, dist, order):
     """Observations of every learned agent of environments ``envs`` into ``obs[envs]``
     (float32): own velocity, walls, time, then the nearest teammates and opponents in the
@@ -246,7 +241,7 @@ def observe_rows(envs, state, vehicles, world, agent_index, obs, dist, order):
     pos, vel, head = state.position, state.velocity, state.heading
     alive = state.alive
     for q in range(envs.shape[0]):
-        observe_env(
+        observe_egocentric(
             envs[q],
             pos,
             vel,
@@ -260,83 +255,6 @@ def observe_rows(envs, state, vehicles, world, agent_index, obs, dist, order):
             dist,
             order,
         )
-
-
-@engine_inline_kernel
-def observe_env(e, pos, vel, head, alive, steps, vehicles, world, agent_index, obs, dist, order):
-    """The observations of environment ``e`` (see :func:`observe_rows`)."""
-    n = pos.shape[1]
-    half, arena, diag = world.half_size, world.arena_size, world.diagonal
-    elapsed = _clip(2.0 * float(steps[e]) / float(world.time_limit) - 1.0)
-    for a in range(agent_index.shape[0]):
-        i = agent_index[a]
-        veh = vehicles[i]
-        row = obs[e, a]
-        hx, hy = head[e, i, 0], head[e, i, 1]
-        px, py = pos[e, i, 0], pos[e, i, 1]
-        f, s = to_local(vel[e, i, 0], vel[e, i, 1], hx, hy)
-        row[VELOCITY_FORWARD] = _clip(f / veh.max_speed)
-        row[VELOCITY_SIDE] = _clip(s / veh.max_speed)
-        # Offsets to the nearest point of the west, east, south and north walls.
-        f, s = to_local(-half - px, 0.0, hx, hy)
-        row[WEST_WALL] = _clip(f / arena)
-        row[WEST_WALL + 1] = _clip(s / arena)
-        f, s = to_local(half - px, 0.0, hx, hy)
-        row[EAST_WALL] = _clip(f / arena)
-        row[EAST_WALL + 1] = _clip(s / arena)
-        f, s = to_local(0.0, -half - py, hx, hy)
-        row[SOUTH_WALL] = _clip(f / arena)
-        row[SOUTH_WALL + 1] = _clip(s / arena)
-        f, s = to_local(0.0, half - py, hx, hy)
-        row[NORTH_WALL] = _clip(f / arena)
-        row[NORTH_WALL + 1] = _clip(s / arena)
-        row[TIME] = elapsed
-        base = SELF_WIDTH
-        for group in range(2):
-            opponents = group == 1
-            slots = world.observed_opponents if opponents else world.observed_teammates
-            if slots == 0:
-                continue
-            # Nearest first: a stable insertion sort over the vehicles of the group. The
-            # first one's distance waits until a second one needs comparing with it (with a
-            # single opponent, as in Pursuit, no distance is computed: the square root sat
-            # on the path to every slot value).
-            count = 0
-            for j in range(n):
-                if not alive[e, j] or not is_candidate(vehicles, i, j, opponents):
-                    continue
-                if count == 0:
-                    order[0] = j
-                    count = 1
-                    continue
-                if count == 1:
-                    first = order[0]
-                    dist[0] = length(pos[e, first, 0] - px, pos[e, first, 1] - py)
-                d = length(pos[e, j, 0] - px, pos[e, j, 1] - py)
-                q = count
-                while q > 0 and dist[q - 1] > d:
-                    dist[q] = dist[q - 1]
-                    order[q] = order[q - 1]
-                    q -= 1
-                dist[q] = d
-                order[q] = j
-                count += 1
-            scale = veh.speed_scale
-            for q in range(slots):
-                at = base + OTHER_WIDTH * q
-                if q >= count:
-                    for f_ in range(OTHER_WIDTH):
-                        row[at + f_] = 0.0
-                    continue
-                j = order[q]
-                f, s = to_local(pos[e, j, 0] - px, pos[e, j, 1] - py, hx, hy)
-                row[at + OTHER_POSITION] = _clip(f / diag)
-                row[at + OTHER_POSITION + 1] = _clip(s / diag)
-                f, s = to_local(vel[e, j, 0] - vel[e, i, 0], vel[e, j, 1] - vel[e, i, 1], hx, hy)
-                row[at + OTHER_VELOCITY] = _clip(f / scale)
-                row[at + OTHER_VELOCITY + 1] = _clip(s / scale)
-                row[at + OTHER_PRESENT] = 1.0
-            base += OTHER_WIDTH * slots
 
 
 @engine_kernel
@@ -390,6 +308,7 @@ def reset_env(e, state, vehicles, world, agent_index):
         state.capture_step[e, i] = -1
     state.counter[e] = counter + np.uint64(n * per)
     state.steps[e] = 0
+    state.episode[e].captures = 0
     for a in range(agent_index.shape[0]):
         i = agent_index[a]
         state.potential[e, a] = potential(state.position, state.alive, vehicles, world, e, i)
@@ -490,10 +409,11 @@ def step(
 
 @kernel
 def decode_observations(obs, state, vehicles, worlds):
-    """The inverse of :func:`observe_env` for agent 0: rebuild, from each row of ``obs``
-    ``(E, obs_dim)``, the world-frame state that observation shows, into ``state`` (vehicle
-    0 the observer, then one vehicle per teammate slot, then one per opponent slot; empty
-    slots leave the game). Used by the classic baselines, which act from observations.
+    """The inverse of :func:`~steer_env.engine.step.observe_egocentric` for agent 0:
+    rebuild, from each row of ``obs`` ``(E, obs_dim)``, the world-frame state that
+    observation shows, into ``state`` (vehicle 0 the observer, then one vehicle per
+    teammate slot, then one per opponent slot; empty slots leave the game). Used by the
+    classic baselines, which act from observations.
 
     The wall offsets fix the observer's pose: east minus west offset is the world x axis
     seen from the agent (times ``arena_size``), north minus south the y axis, and the mean
