@@ -61,8 +61,10 @@ class Metrics:
         labels: words of the layout's tables and plots: ``rate`` (the success rate's
             column, "capture"), ``achieved`` (a success in the plot's legend, "captured"),
             ``curve`` (the survival plot's y axis) and ``title``.
-        time_key: the info key of the step of success (``capture_step``, ``pen_step``).
-        outcomes: info keys of further outcomes the comparison reports.
+        time_key: the info key of the step of success at episode end, -1 without one
+            (``capture_step``, ``pen_step``).
+        outcomes: info keys of further per-episode outcomes (numbers at episode end) that
+            the comparison averages per agent, with 95% intervals.
     """
 
     layout: str
@@ -70,10 +72,7 @@ class Metrics:
     time_means: str
     goal: Mapping[str, Any] = field(default_factory=dict)
     labels: Mapping[str, str] = field(default_factory=dict)
-    #: The info key of the step a success happened on (-1 without one), at episode end.
     time_key: str = "capture_step"
-    #: Info keys of further per-episode outcomes (numbers at episode end) that the
-    #: comparison averages per agent, with 95% intervals.
     outcomes: tuple[str, ...] = ()
 
 
