@@ -26,19 +26,16 @@ class Episode:
     steps: int
     dt: float
     role: str
-    #: The task's word for its timed event (``metrics.labels["achieved"]``), if it has one.
-    achieved: str = ""
+    #: The task's words for its timed event and for its absence
+    #: (``metrics.labels["event"]``, ``["no_event"]``: "captured" / "no capture").
+    event: str = "captured"
+    no_event: str = "no capture"
 
     @property
     def outcome(self) -> str:
-        if self.achieved and self.role not in ("pursuer", "evader"):
-            if self.capture_step is not None:
-                return f"{self.achieved} at {self.capture_step * self.dt:.1f} s"
-            return f"not {self.achieved}"
         if self.capture_step is not None:
-            what = "captured" if self.role == "pursuer" else "caught"
-            return f"{what} at {self.capture_step * self.dt:.1f} s"
-        return "no capture" if self.role == "pursuer" else "escaped"
+            return f"{self.event} at {self.capture_step * self.dt:.1f} s"
+        return self.no_event
 
 
 def play_episode(
@@ -90,7 +87,8 @@ def play_episode(
         steps,
         cfg.dt,
         role,
-        metrics.labels.get("achieved", ""),
+        metrics.labels.get("event", "captured"),
+        metrics.labels.get("no_event", "no capture"),
     )
 
 

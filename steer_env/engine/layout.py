@@ -162,6 +162,22 @@ STRATEGY = np.dtype(
 )
 
 
+def world_record(world: object, dtype: np.dtype) -> NDArray[np.void]:
+    """A rules' world record (a length-1 array of ``dtype``) from its parameters ``world``:
+    every field is the attribute of that name, except the lengths the engine derives from
+    ``arena_size``: ``half_size`` (the arena is ``[-half_size, half_size]^2``) and
+    ``diagonal``."""
+    w = np.zeros(1, dtype=dtype)
+    for name in dtype.names:
+        if name == "half_size":
+            w[name] = world.arena_size / 2.0
+        elif name == "diagonal":
+            w[name] = world.arena_size * np.sqrt(2.0)
+        else:
+            w[name] = getattr(world, name)
+    return w
+
+
 class State(NamedTuple):
     """The batched state of ``E`` environments of ``n`` vehicles with ``k`` learned agents.
 

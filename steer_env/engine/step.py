@@ -190,12 +190,31 @@ def target_point(pos, alive, vehicles, e, i, target, near_j):
 
 
 @engine_inline_kernel
+def flock_neighbor(b, e, i, j, pos, head, alive, vehicles, px, py, team):
+    """Whether vehicle ``j`` counts among vehicle ``i``'s (at ``(px, py)``, of ``team``)
+    flocking neighbours for behaviour record ``b``: another vehicle in the game, of ``i``'s
+    team when ``b.target`` is ``teammates``, within ``b.neighbor_radius`` and in view
+    (:func:`steer_env.core.behaviors.in_view`). Returns ``(counts, ox, oy, d)``, its offset
+    from ``i`` and distance."""
+    if j == i or not alive[e, j]:
+        return False, 0.0, 0.0, 0.0
+    if b.target == TEAMMATES and vehicles[j].team != team:
+        return False, 0.0, 0.0, 0.0
+    ox = pos[e, j, 0] - px
+    oy = pos[e, j, 1] - py
+    d = length(ox, oy)
+    counts = d <= b.neighbor_radius and cb.in_view(
+        ox, oy, d, head[e, i, 0], head[e, i, 1], b.view_cos
+    )
+    return counts, ox, oy, d
+
+
+@engine_inline_kernel
 def flock_force(kind, b, e, i, pos, vel, head, alive, vehicles):
     """Separation, alignment or cohesion of vehicle ``i`` over its neighbours in the game
     (teammates or everyone, per ``b.target``) within ``b.neighbor_radius``."""
     px, py = pos[e, i, 0], pos[e, i, 1]
     team = vehicles[i].team
-    r = b.neighbor_radius
     sx = 0.0
     sy = 0.0
     count = 0
@@ -206,14 +225,8 @@ def flock_force(kind, b, e, i, pos, vel, head, alive, vehicles):
     if b.neighbor_count > 0:
         limit_d, limit_j = kth_nearest(b, e, i, pos, head, alive, vehicles, b.neighbor_count)
     for j in range(pos.shape[1]):
-        if j == i or not alive[e, j]:
-            continue
-        if b.target == TEAMMATES and vehicles[j].team != team:
-            continue
-        ox = pos[e, j, 0] - px
-        oy = pos[e, j, 1] - py
-        d = length(ox, oy)
-        if not d <= r or not cb.in_view(ox, oy, d, head[e, i, 0], head[e, i, 1], b.view_cos):
+        counts, ox, oy, d = flock_neighbor(b, e, i, j, pos, head, alive, vehicles, px, py, team)
+        if not counts:
             continue
         if d > limit_d or (d == limit_d and j > limit_j):
             continue
@@ -237,8 +250,7 @@ def flock_force(kind, b, e, i, pos, vel, head, alive, vehicles):
 @engine_kernel
 def kth_nearest(b, e, i, pos, head, alive, vehicles, k):
     """Distance and index of vehicle ``i``'s ``k``-th nearest flocking neighbour (the
-    candidates :func:`flock_force` counts: in the game, of its team for ``teammates``,
-    within ``neighbor_radius`` and in view), ordered by distance then index; ``(inf, n)``
+    candidates :func:`flock_neighbor` accepts), ordered by distance then index; ``(inf, n)``
     when there are at most ``k`` of them (every one counts). ``k`` passes over the
     vehicles, each taking the next nearest after the previous one: no working memory."""
     n = pos.shape[1]
@@ -250,16 +262,8 @@ def kth_nearest(b, e, i, pos, head, alive, vehicles, k):
         best_d = np.inf
         best_j = n
         for j in range(n):
-            if j == i or not alive[e, j]:
-                continue
-            if b.target == TEAMMATES and vehicles[j].team != team:
-                continue
-            ox = pos[e, j, 0] - px
-            oy = pos[e, j, 1] - py
-            d = length(ox, oy)
-            if not d <= b.neighbor_radius:
-                continue
-            if not cb.in_view(ox, oy, d, head[e, i, 0], head[e, i, 1], b.view_cos):
+            counts, _, _, d = flock_neighbor(b, e, i, j, pos, head, alive, vehicles, px, py, team)
+            if not counts:
                 continue
             after = d > last_d or (d == last_d and j > last_j)
             if after and (d < best_d or (d == best_d and j < best_j)):

@@ -470,6 +470,8 @@ class HerdingTask(TaskSpec, SingleAgentInfos, TeamInfos):
             labels={
                 "rate": "pen",
                 "achieved": "penned",
+                "event": "penned",
+                "no_event": "not penned",
                 "curve": "fraction of flocks not yet penned",
                 "title": "Herding",
             },
@@ -574,18 +576,13 @@ class HerdingTask(TaskSpec, SingleAgentInfos, TeamInfos):
         return info
 
     def _reset_fields(self, batch: Any) -> tuple[dict[str, Any], dict[str, Any]]:
+        """The step's fields after a reset: the start the rules recorded (``EPISODE``)."""
         e = batch.num_envs
         zeros = np.zeros(e)
-        state = batch.state
-        sheep = batch.is_team("sheep")
-        pen = np.array([batch.world.pen_x, batch.world.pen_y])
-        centre = state.position[:, sheep].mean(axis=1)
-        inside = np.hypot(*(state.position[:, sheep] - pen).transpose(2, 0, 1)) <= (
-            batch.world.pen_radius
-        )
+        start = batch.state.episode
         env = {
-            "penned": inside.sum(axis=1).astype(np.int64),
-            "flock_distance": np.hypot(*(centre - pen).T),
+            "penned": start["start_penned"].copy(),
+            "flock_distance": start["start_distance"].copy(),
             "is_success": np.zeros(e, dtype=bool),
             "pen_step": np.full(e, -1, dtype=np.int64),
             **{key: zeros for key in OUTCOME[1:]},

@@ -60,7 +60,9 @@ class Metrics:
             thresholds).
         labels: words of the layout's tables and plots: ``rate`` (the success rate's
             column, "capture"), ``achieved`` (a success in the plot's legend, "captured"),
-            ``curve`` (the survival plot's y axis) and ``title``.
+            ``curve`` (the survival plot's y axis), ``title``, and an episode's outcome
+            as ``agents.render`` prints it: ``event`` (the timed event, "captured") and
+            ``no_event`` (without it, "no capture").
         time_key: the info key of the step of success at episode end, -1 without one
             (``capture_step``, ``pen_step``).
         outcomes: info keys of further per-episode outcomes (numbers at episode end) that

@@ -99,6 +99,8 @@ PURSUIT = register(
             labels={
                 "rate": "capture",
                 "achieved": "captured",
+                "event": "captured",
+                "no_event": "no capture",
                 "curve": "fraction of evaders still free",
                 "title": "Pursuit",
             },
@@ -135,6 +137,8 @@ EVASION = register(
             labels={
                 "rate": "survival",
                 "achieved": "survived",
+                "event": "caught",
+                "no_event": "escaped",
                 "curve": "fraction of episodes the evader survives",
                 "title": "Evasion",
             },

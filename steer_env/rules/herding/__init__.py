@@ -43,6 +43,7 @@ from numpy.typing import NDArray
 
 from steer_env.engine.egocentric import OTHER, SELF, other_rows
 from steer_env.engine.features import Feature, FeatureGroup, FeatureTable
+from steer_env.engine.layout import world_record
 
 #: The teams, by code (``VEHICLE.team``).
 TEAMS = ("dog", "sheep")
@@ -169,6 +170,7 @@ EPISODE = np.dtype(
     [
         ("dog_path", "f8"),  # m run so far by the learned dogs (summed)
         ("start_distance", "f8"),  # m, flock centre to pen centre at the start
+        ("start_penned", "i8"),  # sheep in the pen at the start
     ],
     align=True,
 )
@@ -223,15 +225,7 @@ class World:
 
     def record(self) -> NDArray[np.void]:
         """The :data:`WORLD` record (a length-1 array) the compiled step reads."""
-        w = np.zeros(1, dtype=WORLD)
-        for name in WORLD.names:
-            if name == "half_size":
-                w[name] = self.arena_size / 2.0
-            elif name == "diagonal":
-                w[name] = self.arena_size * np.sqrt(2.0)
-            else:
-                w[name] = getattr(self, name)
-        return w
+        return world_record(self, WORLD)
 
     @property
     def obs_dim(self) -> int:

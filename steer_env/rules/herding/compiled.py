@@ -366,6 +366,7 @@ def reset_env(e, state, vehicles, world, agent_index):
     distance = length(cx - world.pen_x, cy - world.pen_y)
     state.episode[e].dog_path = 0.0
     state.episode[e].start_distance = distance
+    state.episode[e].start_penned = penned
     n_sheep = 0
     for j in range(n):
         if vehicles[j].team == SHEEP:

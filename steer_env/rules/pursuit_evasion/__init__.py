@@ -50,6 +50,7 @@ from steer_env.engine.egocentric import (  # noqa: F401  (positions the compiled
     other_rows,
 )
 from steer_env.engine.features import FeatureGroup, FeatureTable
+from steer_env.engine.layout import world_record
 
 #: The teams, by code (``VEHICLE.team``).
 TEAMS = ("pursuer", "evader")
@@ -154,15 +155,7 @@ class World:
 
     def record(self) -> NDArray[np.void]:
         """The :data:`WORLD` record (a length-1 array) the compiled step reads."""
-        w = np.zeros(1, dtype=WORLD)
-        for name in WORLD.names:
-            if name == "half_size":
-                w[name] = self.arena_size / 2.0
-            elif name == "diagonal":
-                w[name] = self.arena_size * np.sqrt(2.0)
-            else:
-                w[name] = getattr(self, name)
-        return w
+        return world_record(self, WORLD)
 
     @property
     def obs_dim(self) -> int:
