@@ -190,23 +190,21 @@ def target_point(pos, alive, vehicles, e, i, target, near_j):
 
 
 @engine_inline_kernel
-def flock_neighbor(b, e, i, j, pos, head, alive, vehicles, px, py, team):
-    """Whether vehicle ``j`` counts among vehicle ``i``'s (at ``(px, py)``, of ``team``)
-    flocking neighbours for behaviour record ``b``: another vehicle in the game, of ``i``'s
-    team when ``b.target`` is ``teammates``, within ``b.neighbor_radius`` and in view
-    (:func:`steer_env.core.behaviors.in_view`). Returns ``(counts, ox, oy, d)``, its offset
-    from ``i`` and distance."""
+def flock_candidate(b, e, i, j, alive, vehicles, team):
+    """Whether vehicle ``j`` may be one of vehicle ``i``'s (of ``team``) flocking
+    neighbours for behaviour record ``b``: another vehicle in the game, of ``i``'s team
+    when ``b.target`` is ``teammates``. :func:`in_neighborhood` then tests where it is."""
     if j == i or not alive[e, j]:
-        return False, 0.0, 0.0, 0.0
-    if b.target == TEAMMATES and vehicles[j].team != team:
-        return False, 0.0, 0.0, 0.0
-    ox = pos[e, j, 0] - px
-    oy = pos[e, j, 1] - py
-    d = length(ox, oy)
-    counts = d <= b.neighbor_radius and cb.in_view(
-        ox, oy, d, head[e, i, 0], head[e, i, 1], b.view_cos
-    )
-    return counts, ox, oy, d
+        return False
+    return b.target != TEAMMATES or vehicles[j].team == team
+
+
+@engine_inline_kernel
+def in_neighborhood(b, ox, oy, d, hx, hy):
+    """Whether a candidate at offset ``(ox, oy)``, ``d`` m away, is a flocking neighbour
+    of a vehicle heading ``(hx, hy)``: within ``b.neighbor_radius`` and in view
+    (:func:`steer_env.core.behaviors.in_view`)."""
+    return d <= b.neighbor_radius and cb.in_view(ox, oy, d, hx, hy, b.view_cos)
 
 
 @engine_inline_kernel
@@ -224,9 +222,14 @@ def flock_force(kind, b, e, i, pos, vel, head, alive, vehicles):
     limit_j = pos.shape[1]
     if b.neighbor_count > 0:
         limit_d, limit_j = kth_nearest(b, e, i, pos, head, alive, vehicles, b.neighbor_count)
+    hx, hy = head[e, i, 0], head[e, i, 1]
     for j in range(pos.shape[1]):
-        counts, ox, oy, d = flock_neighbor(b, e, i, j, pos, head, alive, vehicles, px, py, team)
-        if not counts:
+        if not flock_candidate(b, e, i, j, alive, vehicles, team):
+            continue
+        ox = pos[e, j, 0] - px
+        oy = pos[e, j, 1] - py
+        d = length(ox, oy)
+        if not in_neighborhood(b, ox, oy, d, hx, hy):
             continue
         if d > limit_d or (d == limit_d and j > limit_j):
             continue
@@ -250,20 +253,26 @@ def flock_force(kind, b, e, i, pos, vel, head, alive, vehicles):
 @engine_kernel
 def kth_nearest(b, e, i, pos, head, alive, vehicles, k):
     """Distance and index of vehicle ``i``'s ``k``-th nearest flocking neighbour (the
-    candidates :func:`flock_neighbor` accepts), ordered by distance then index; ``(inf, n)``
-    when there are at most ``k`` of them (every one counts). ``k`` passes over the
+    candidates :func:`flock_candidate` and :func:`in_neighborhood` accept), ordered by
+    distance then index; ``(inf, n)`` when there are at most ``k`` of them (every one
+    counts). ``k`` passes over the
     vehicles, each taking the next nearest after the previous one: no working memory."""
     n = pos.shape[1]
     px, py = pos[e, i, 0], pos[e, i, 1]
     team = vehicles[i].team
+    hx, hy = head[e, i, 0], head[e, i, 1]
     last_d = -1.0
     last_j = -1
     for _ in range(k):
         best_d = np.inf
         best_j = n
         for j in range(n):
-            counts, _, _, d = flock_neighbor(b, e, i, j, pos, head, alive, vehicles, px, py, team)
-            if not counts:
+            if not flock_candidate(b, e, i, j, alive, vehicles, team):
+                continue
+            ox = pos[e, j, 0] - px
+            oy = pos[e, j, 1] - py
+            d = length(ox, oy)
+            if not in_neighborhood(b, ox, oy, d, hx, hy):
                 continue
             after = d > last_d or (d == last_d and j > last_j)
             if after and (d < best_d or (d == best_d and j < best_j)):
