@@ -1,4 +1,5 @@
 """The env step of this checkout against another commit's, interleaved, in fresh processes.
+With ``--paired``, ``--env Evasion-v0`` measures that env's single and vector rows instead.
 
     python -m benchmarks.versus --ref de83540               # single env and 8,192 envs
     python -m benchmarks.versus --ref de83540 --rounds 7 --num-envs 1024
@@ -76,8 +77,8 @@ import json, statistics, sys, time
 import numpy as np
 import gymnasium as gym
 import steer_env, steer_env_ref
-mode, n, rounds = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-ids = {"this": "steer_env/Pursuit-v0", "ref": "steer_env_ref/Pursuit-v0"}
+mode, n, rounds, name = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+ids = {"this": f"steer_env/{name}", "ref": f"steer_env_ref/{name}"}
 rng = np.random.default_rng(0)
 if mode == "vector":
     steps = 20
@@ -163,16 +164,18 @@ def run_child(script: str, pythonpath: list[Path], args: list[object]) -> dict:
     return result
 
 
-def measure_paired(ref_parent: Path, mode: str, num_envs: int, rounds: int) -> dict:
-    return run_child(PAIRED_CHILD, [ROOT, ref_parent], [mode, num_envs, rounds])
+def measure_paired(
+    ref_parent: Path, mode: str, num_envs: int, rounds: int, env: str = "Pursuit-v0"
+) -> dict:
+    return run_child(PAIRED_CHILD, [ROOT, ref_parent], [mode, num_envs, rounds, env])
 
 
-def report_paired(ref: str, mode: str, n: int, result: dict) -> None:
+def report_paired(ref: str, mode: str, n: int, result: dict, env: str = "Pursuit-v0") -> None:
     this, other = result["this"], result["ref"]
     ratios = sorted(a / b for a, b in zip(this, other, strict=True))
     q = statistics.quantiles(ratios, n=4) if len(ratios) > 1 else [ratios[0]] * 3
     print(
-        f"{'team_pursuit_v0' if mode == 'team' else 'Pursuit-v0'} {mode} "
+        f"{'team_pursuit_v0' if mode == 'team' else env} {mode} "
         f"({n} env{'s' if n > 1 else ''}), paired in one process: this "
         f"best {max(this):,.0f} env-steps/s, {ref} best {max(other):,.0f}; ratio of bests "
         f"{max(this) / max(other):.2f}; median of {len(ratios)} per-round ratios "
@@ -202,6 +205,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     p.add_argument("--single-steps", type=positive_int, default=20_000, help="single env steps")
     p.add_argument(
+        "--env",
+        default="Pursuit-v0",
+        choices=("Pursuit-v0", "Evasion-v0", "Herding-v0"),
+        help="the single-agent env of the single and vector rows (with --paired)",
+    )
+    p.add_argument(
         "--paired",
         action="store_true",
         help="both versions in one process, alternating blocks (steadier on a shared machine)",
@@ -223,7 +232,8 @@ def main(argv: list[str] | None = None) -> int:
                 modes = (("single", 1), ("vector", args.num_envs), ("team", args.team_envs))
                 for mode, n in modes:
                     rounds = max(args.rounds, 9)
-                    report_paired(args.ref, mode, n, measure_paired(parent, mode, n, rounds))
+                    result = measure_paired(parent, mode, n, rounds, args.env)
+                    report_paired(args.ref, mode, n, result, args.env)
                 return 0
             trees = {"this": ROOT, args.ref: other}
             for mode, n, steps in (
