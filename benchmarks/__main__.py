@@ -15,15 +15,18 @@ Physics sub-steps per env-step (``agent-substeps/s = agent-steps/s * substeps``)
 1, MPE2 1, VMAS simple_tag 10.
 
 Sections (``--sections``, comma-separated; default all): single, vector, memory, sync, floor,
-flock, sb3, rllib, peers, compile, team, torchrl. ``--quick`` shortens every measurement (for smoke
-tests). The ``rllib`` section (``benchmarks/rllib_bench.py``) needs
+flock, sb3, rllib, peers, compile, team, torchrl, herding. ``--quick`` shortens every
+measurement (for smoke tests). The ``rllib`` section (``benchmarks/rllib_bench.py``) needs
 ``pip install "steer-env[rllib]"``. The ``team`` section (``benchmarks/team.py``) measures the
 team pursuit task (3 pursuers + 1 evader, 4 vehicles) against VMAS ``simple_tag``, MPE2
 ``simple_tag_v3`` and SuperSuit's PettingZoo-to-SB3 route, ours and each peer interleaved
 repeat by repeat. The ``torchrl`` section (``benchmarks/torchrl_bench.py``, needs
 ``pip install "steer-env[torchrl]"``) measures TorchRL's collector on the first task of
 ``--tasks`` at ``--torchrl-n-envs`` envs: the native vector env through ``GymWrapper`` vs
-``SerialEnv`` and ``ParallelEnv`` of single envs, interleaved repeat by repeat.
+``SerialEnv`` and ``ParallelEnv`` of single envs, interleaved repeat by repeat. The
+``herding`` section (``benchmarks/herding.py``) measures the herding batch (1 dog + 25 sheep
+per env, ``--herding-n-envs`` envs) against VMAS ``flocking`` in vehicle-steps per second,
+with the single env and the PettingZoo ``parallel_env`` beside it.
 """
 
 from __future__ import annotations
@@ -51,6 +54,7 @@ SECTIONS = (
     "compile",
     "team",
     "torchrl",
+    "herding",
 )
 DEFAULT_JSON = Path(__file__).resolve().parent / "results.json"
 #: Where ``--quick`` writes without ``--json`` (git-ignored).
@@ -155,6 +159,12 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
         type=positive_int,
         default=8192,
         help="env count of the team native batch and VMAS rows (default 8192)",
+    )
+    p.add_argument(
+        "--herding-n-envs",
+        type=positive_int,
+        default=8192,
+        help="env count of the herding native batch and VMAS flocking rows (default 8192)",
     )
     p.add_argument(
         "--team-sb3-n-envs",
@@ -532,6 +542,7 @@ def ratios(rows: list[Any], args: argparse.Namespace) -> list[dict[str, Any]]:
     )
     out.extend(team_ratios(rows, args))
     out.extend(torchrl_ratios(rows, args))
+    out.extend(herding_ratios(rows, args))
     return [q for q in out if q is not None]
 
 
@@ -560,6 +571,24 @@ def torchrl_ratios(rows: list[Any], args: argparse.Namespace) -> list[dict[str, 
             }
         out.append(q)
     return out
+
+
+def herding_ratios(rows: list[Any], args: argparse.Namespace) -> list[dict[str, Any] | None]:
+    from benchmarks import herding
+
+    e = args.herding_n_envs
+    big = e >= 8192  # where the target is set
+    return [
+        _ratio(
+            "herding native batch / VMAS flocking, vehicle-steps/s",
+            e,
+            _find(rows, "herding", e, herding.ROW_BATCH),
+            _find(rows, "herding", e, herding.ROW_VMAS),
+            per="agent",
+            target=">= 10x" if big else None,
+            ok=(lambda v: v >= 10) if big else None,
+        )
+    ]
 
 
 def team_ratios(rows: list[Any], args: argparse.Namespace) -> list[dict[str, Any] | None]:
@@ -731,6 +760,10 @@ def run(args: argparse.Namespace) -> tuple[list[Any], list[dict[str, Any]]]:
         from benchmarks import torchrl_bench
 
         torchrl_bench.run(args.envs[0], args.torchrl_n_envs, r, t, add, args.torchrl_workers)
+    if "herding" in want:
+        from benchmarks import herding
+
+        herding.run(args.herding_n_envs, r, t, add)
     return rows, ratios(rows, args)
 
 

@@ -136,6 +136,37 @@ def test_team_section_runs_ours_beside_each_peer(tmp_path):
         assert len(q["paired"]["per_round"]) == 2
 
 
+def test_herding_section_runs_the_batch_beside_vmas_flocking(tmp_path):
+    """``--sections herding`` prints the batch, VMAS ``flocking`` (or a row saying it is not
+    installed), the single env and the parallel env, counting 26 vehicles per herding env."""
+    out = tmp_path / "herding.json"
+    cmd = [
+        sys.executable, "-m", "benchmarks", "--quick", "--sections", "herding",
+        "--herding-n-envs", "4", "--repeats", "2", "--time-per-repeat", "0.002",
+        "--json", str(out),
+    ]  # fmt: skip
+    proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    result = json.loads(out.read_text())
+    from benchmarks import herding
+
+    rows = {r["name"]: r for r in result["rows"]}
+    assert [r["section"] for r in result["rows"]] == ["herding"] * 4
+    assert rows[herding.ROW_BATCH]["agents"] == 26 and rows[herding.ROW_BATCH]["size"] == 4
+    assert rows[herding.ROW_SINGLE]["agents"] == 26
+    assert rows[herding.ROW_PARALLEL]["agents"] == 27
+    for name in (herding.ROW_BATCH, herding.ROW_SINGLE, herding.ROW_PARALLEL):
+        assert rows[name]["min"] <= rows[name]["median"] <= rows[name]["max"]
+        assert rows[name]["median"] > 0 and name in proc.stdout
+    vmas = rows[herding.ROW_VMAS]
+    ratio = "herding native batch / VMAS flocking, vehicle-steps/s"
+    names = [q["name"] for q in result["ratios"]]
+    if "median" in vmas:
+        assert vmas["agents"] == 4 and ratio in names
+    else:
+        assert "not installed" in vmas["reason"] and ratio not in names
+
+
 @pytest.mark.parametrize(
     "args,text",
     [

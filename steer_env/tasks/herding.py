@@ -481,7 +481,7 @@ class HerdingTask(TaskSpec, SingleAgentInfos, TeamInfos):
     )
     training: Mapping[str, Mapping[str, Any]] = field(
         default_factory=lambda: training.table(
-            ppo=training.defaults(2_000_000, 16, HERDING_PPO),
+            ppo=training.defaults(1_000_000, 16, HERDING_PPO),
             sac=training.defaults(200_000, 4, training.SB3_SAC),
             rllib_ppo=training.defaults(2_000_000, 32, training.RLLIB_PPO),
         )

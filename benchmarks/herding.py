@@ -1,0 +1,157 @@
+"""The ``herding`` section of ``python -m benchmarks``: the herding task against VMAS.
+
+* the native batch (``gym.make_vec("steer_env/Herding-v0", E)``, one compiled call per
+  step: 1 learned dog and 25 scripted Strömbom sheep per env, each sheep running
+  separation, flight, topological cohesion with its 15 nearest and wander; pen test,
+  rewards, outcome, observations, autoreset) against VMAS ``flocking`` on the CPU (its
+  defaults: 4 agents driven by the actions, 5 obstacles, 12 lidar rays, collision physics,
+  10 sub-steps per env-step), ``E`` envs each, interleaved repeat by repeat. The ratio is
+  in vehicle-steps per second (env-steps/s times the vehicles stepped: 26 ours, 4 VMAS's);
+* the single env through ``gym.make`` and the PettingZoo ``herding_v0.parallel_env``
+  (resets included), reported beside it.
+
+Uniform random actions in [-1, 1], drawn before the timed loops.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from benchmarks.common import Missing, steps_for
+from benchmarks.team import (
+    PEER_HINT,
+    Prepared,
+    _loop,
+    _prepare_parallel,
+    _uniform,
+    have,
+    interleave,
+)
+
+SECTION = "herding"
+ROW_BATCH = "Herding native vector env (25 sheep)"
+ROW_VMAS = "VMAS flocking (CPU, torch)"
+ROW_SINGLE = "Herding-v0 gym.make (25 sheep)"
+ROW_PARALLEL = "herding_v0 parallel_env (2 dogs, 25 sheep)"
+
+
+def prepare_batch(num_envs: int, target_s: float) -> Prepared:
+    import gymnasium as gym
+
+    import steer_env  # noqa: F401
+
+    venv = gym.make_vec("steer_env/Herding-v0", num_envs, vectorization_mode="vector_entry_point")
+    venv.reset(seed=0)
+    vehicles = venv.unwrapped.batch.n_vehicles
+    rng = np.random.default_rng(0)
+    _loop(venv.step, _uniform(rng, (2, num_envs, 2)))
+    per_step = _loop(venv.step, _uniform(rng, (3, num_envs, 2))) / 3
+    k = steps_for(per_step, target_s, 3, 20_000)
+    actions = _uniform(rng, (k, num_envs, 2))
+    return Prepared(
+        ROW_BATCH,
+        num_envs,
+        "env-steps/s",
+        lambda r: k * num_envs / _loop(venv.step, actions),
+        agents=vehicles,
+        substeps=1,
+        note=f"{k} steps/repeat; 1 learned dog + {vehicles - 1} scripted sheep",
+        close=venv.close,
+    )
+
+
+def prepare_vmas(num_envs: int, target_s: float) -> Prepared | Missing:
+    if not have("vmas"):
+        return Missing(SECTION, ROW_VMAS, num_envs, PEER_HINT)
+    import torch
+    import vmas
+
+    env = vmas.make_env(
+        "flocking", num_envs=num_envs, device="cpu", continuous_actions=True, seed=0
+    )
+    env.reset()
+    n_agents = len(env.agents)
+    substeps = int(getattr(env.world, "_substeps", 1))
+    gen = torch.Generator().manual_seed(0)
+
+    def draw(k: int) -> list[list[Any]]:
+        return [
+            [torch.rand(num_envs, 2, generator=gen) * 2.0 - 1.0 for _ in range(n_agents)]
+            for _ in range(k)
+        ]
+
+    _loop(env.step, draw(1))
+    per_step = _loop(env.step, draw(2)) / 2
+    k = steps_for(per_step, target_s, 2, 20_000)
+    actions = draw(k)
+    return Prepared(
+        ROW_VMAS,
+        num_envs,
+        "env-steps/s",
+        lambda r: k * num_envs / _loop(env.step, actions),
+        agents=n_agents,
+        substeps=substeps,
+        note=f"{k} steps/repeat; {n_agents} agents, torch threads {torch.get_num_threads()}",
+    )
+
+
+def prepare_single(target_s: float) -> Prepared:
+    import gymnasium as gym
+
+    import steer_env  # noqa: F401
+
+    env = gym.make("steer_env/Herding-v0")
+    env.reset(seed=0)
+    rng = np.random.default_rng(0)
+
+    def run(actions: np.ndarray) -> float:
+        import time
+
+        step, reset = env.step, env.reset
+        t0 = time.perf_counter()
+        for a in actions:
+            _, _, te, tr, _ = step(a)
+            if te or tr:
+                reset()
+        return time.perf_counter() - t0
+
+    run(_uniform(rng, (20, 2)))
+    per_step = run(_uniform(rng, (200, 2))) / 200
+    k = steps_for(per_step, target_s, 100, 200_000)
+    actions = _uniform(rng, (k, 2))
+    return Prepared(
+        ROW_SINGLE,
+        1,
+        "env-steps/s",
+        lambda r: k / run(actions),
+        agents=26,
+        substeps=1,
+        note=f"{k} steps/repeat; resets included",
+        close=env.close,
+    )
+
+
+def prepare_parallel(target_s: float) -> Prepared:
+    from steer_env.envs import herding_v0
+
+    p = _prepare_parallel(
+        herding_v0.parallel_env(n_dogs=2), ROW_PARALLEL, target_s, "resets included"
+    )
+    p.agents = 27
+    return p
+
+
+def run(num_envs: int, repeats: int, target_s: float, add: Callable[[Any], None]) -> None:
+    """Measure the batch against VMAS, then the single and parallel envs."""
+    pairs = [
+        [prepare_batch(num_envs, target_s), prepare_vmas(num_envs, target_s)],
+        [prepare_single(target_s)],
+        [prepare_parallel(target_s)],
+    ]
+    for pair in pairs:
+        for row in interleave(pair, repeats):
+            row.section = SECTION
+            add(row)
