@@ -10,7 +10,8 @@
 * the single env through ``gym.make`` and the PettingZoo ``herding_v0.parallel_env``
   (resets included), reported beside it.
 
-Uniform random actions in [-1, 1], drawn before the timed loops.
+Strömbom's dog acts in the batch (see :func:`prepare_batch`); the other rows take uniform
+random actions in [-1, 1], drawn before the timed loops.
 """
 
 from __future__ import annotations
@@ -38,27 +39,52 @@ ROW_SINGLE = "Herding-v0 gym.make (25 sheep)"
 ROW_PARALLEL = "herding_v0 parallel_env (2 dogs, 25 sheep)"
 
 
+#: Simulated seconds Strömbom's dog plays, untimed, before the batch's timed steps: by then
+#: it works the flock (from the start it is 20 m away and most sheep are out of its range).
+WARMUP_S = 60.0
+
+
 def prepare_batch(num_envs: int, target_s: float) -> Prepared:
+    """The native batch with Strömbom's dog acting: after :data:`WARMUP_S` untimed, each
+    repeat continues the episodes and times only the ``step`` calls (the dog's numpy
+    ``predict`` runs between them, untimed). A sheep computes its cohesion only while a dog
+    is within its detection range, so random actions, which leave the dog away from the
+    flock, would time a lighter step than training sees."""
+    import time
+
     import gymnasium as gym
 
     import steer_env  # noqa: F401
+    from steer_env.tasks.herding import HerdingConfig, HerdingDog
 
+    cfg = HerdingConfig()
     venv = gym.make_vec("steer_env/Herding-v0", num_envs, vectorization_mode="vector_entry_point")
-    venv.reset(seed=0)
     vehicles = venv.unwrapped.batch.n_vehicles
-    rng = np.random.default_rng(0)
-    _loop(venv.step, _uniform(rng, (2, num_envs, 2)))
-    per_step = _loop(venv.step, _uniform(rng, (3, num_envs, 2))) / 3
+    dog = HerdingDog("strombom", cfg)
+    obs, _ = venv.reset(seed=0)
+
+    def play(k: int) -> float:
+        nonlocal obs
+        spent = 0.0
+        for _ in range(k):
+            a, _ = dog.predict(obs, deterministic=True)
+            t0 = time.perf_counter()
+            obs, *_ = venv.step(a)
+            spent += time.perf_counter() - t0
+        return spent
+
+    warmup = round(WARMUP_S / cfg.dt)
+    per_step = play(warmup) / warmup
     k = steps_for(per_step, target_s, 3, 20_000)
-    actions = _uniform(rng, (k, num_envs, 2))
     return Prepared(
         ROW_BATCH,
         num_envs,
         "env-steps/s",
-        lambda r: k * num_envs / _loop(venv.step, actions),
+        lambda r: k * num_envs / play(k),
         agents=vehicles,
         substeps=1,
-        note=f"{k} steps/repeat; 1 learned dog + {vehicles - 1} scripted sheep",
+        note=f"{k} steps/repeat of Strömbom's dog after {warmup} untimed; "
+        f"1 dog + {vehicles - 1} scripted sheep",
         close=venv.close,
     )
 

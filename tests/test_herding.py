@@ -110,6 +110,68 @@ def test_topological_cohesion_seeks_the_centre_of_the_k_nearest():
         assert np.allclose(force[i], expected), i
 
 
+@settings(max_examples=40, deadline=None)
+@given(
+    st.data(),
+    st.sampled_from([3, 9, 25, 70]),  # both of kth_nearest's ranking routes (COUNT_SELECT_MAX)
+)
+def test_topological_neighbourhoods_match_a_sorted_reference(data, n):
+    """For any flock (on a lattice, so many distances tie) and any k, each sheep's cohesion
+    is the seek of the mean of its k nearest by (distance, index): by counting up to
+    COUNT_SELECT_MAX vehicles, by insertion above, the same."""
+    from steer_env.engine.step import COUNT_SELECT_MAX
+
+    assert (n + 1 <= COUNT_SELECT_MAX) == (n < 70)
+    k = data.draw(st.integers(1, n + 1), label="k")
+    cells = data.draw(
+        st.lists(st.tuples(st.integers(-4, 4), st.integers(-4, 4)), min_size=n, max_size=n),
+        label="cells",
+    )
+    strategy = Strategy(
+        [Behavior("cohesion", target="teammates", neighbor_radius=math.inf, neighbor_count=k)],
+        combination="weighted_sum",
+    )
+    positions = np.array([[45.0, 45.0], *cells], dtype=float)
+    force = _flock_batch(strategy, n=n, positions=positions).scripted_forces()[0]
+    sheep = positions[1:]
+    for i in range(1, n + 1):
+        d = np.linalg.norm(sheep - positions[i], axis=1)
+        d[i - 1] = np.inf
+        nearest = np.lexsort((np.arange(n), d))[: min(k, n - 1)]
+        centre = sheep[nearest].mean(axis=0) if len(nearest) else positions[i]
+        expected = behaviors.seek(positions[i], np.zeros(2), centre, 2.0) if len(nearest) else 0
+        assert np.allclose(force[i], expected), (i, k)
+
+
+def test_a_flocking_behaviour_outside_its_window_is_not_computed_and_adds_nothing():
+    """cohesion with active_within: zero while the dog is beyond it, the full cohesion once
+    it is within (the engine skips the neighbour pass where the window excludes it)."""
+    within = Strategy(
+        [
+            Behavior(
+                "cohesion",
+                target="teammates",
+                neighbor_radius=math.inf,
+                neighbor_count=2,
+                active_within=10.0,
+            )
+        ],
+        combination="weighted_sum",
+    )
+    always = Strategy(
+        [Behavior("cohesion", target="teammates", neighbor_radius=math.inf, neighbor_count=2)],
+        combination="weighted_sum",
+    )
+    positions = np.array([[-40.0, 0.0], [0.0, 0.0], [3.0, 0.0], [0.0, 4.0]])
+    far = _flock_batch(within, n=3, positions=positions).scripted_forces()[0]
+    assert np.all(far[1:] == 0.0)
+    positions[0] = [1.0, 1.0]  # the dog within 10 m of every sheep
+    near = _flock_batch(within, n=3, positions=positions).scripted_forces()[0]
+    reference = _flock_batch(always, n=3, positions=positions).scripted_forces()[0]
+    assert np.array_equal(near[1:], reference[1:])
+    assert np.all(np.linalg.norm(near[1:], axis=1) > 0)
+
+
 def test_active_within_flocks_only_while_a_dog_is_near():
     strategy = Strategy(
         [Behavior("seek", target="arena_center", active_within=10.0)], combination="weighted_sum"
