@@ -67,6 +67,7 @@ def test_behaviors_list():
         "offset-pursuit",
         "collision-avoidance",
         "flow-field",
+        "herding",
     }
 
 
@@ -172,6 +173,19 @@ def test_flocking_stays_in_the_box_and_aligns():
     assert order() > max(0.8, before + 0.2)
 
 
+def test_strombom_dog_pens_the_flock_and_it_is_scattered_again():
+    """Within 120 s the dog pens all 30 sheep (every one within the pen's radius), the
+    scene scatters them again, and every vehicle stays in the box throughout."""
+    scene = gallery.make_scene("herding", 1)
+    for _ in range(round(120 / gallery.DT)):
+        scene.step()
+        assert inside(scene.vehicles.position, scene.bounds)
+        if scene.info["scatters"]:
+            break
+    assert scene.info["scatters"] == 1
+    assert scene.info["penned"] == 30  # the count on the step the flock was penned
+
+
 def test_obstacle_avoidance_never_enters_an_obstacle():
     scene = gallery.make_scene("obstacle-avoidance", 0)
     v = scene.vehicles
@@ -263,7 +277,6 @@ HELPERS = {
     "hiding_spots",
     "path_target",
     "vortex_field",
-    "shepherd_target",  # a target point (the herding task's dog), shown by its env's scene
 }
 
 

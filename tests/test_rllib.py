@@ -132,6 +132,31 @@ def test_two_node_training_checkpoint_and_compare(cluster, tmp_path):
     assert proc.stderr.strip().count("\n") == 0 and "trained on steer_env/Pursuit-v0" in proc.stderr
 
 
+def test_herding_trains_and_compares_through_the_same_path(cluster, tmp_path):
+    """``--env herding`` on the cluster: the task's registry entry is all the RLlib path
+    needs; the checkpoint plays the comparison against Strömbom's dog."""
+    c, _ = cluster
+    proc = subprocess.run(
+        train_cmd(c.address, tmp_path, "herd", "--env", "herding", "--timesteps", "2000"),
+        cwd=ROOT,
+        env=run_env(),
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    run = tmp_path / "herd"
+    config = json.loads((run / "config.json").read_text())
+    assert config["status"] == "finished"
+    assert config["options"]["env"] == "steer_env/Herding-v0"
+    assert config["sessions"][0]["end_timesteps"] >= 2000
+    summary = json.loads((run / "comparison.json").read_text())
+    assert summary["env_id"] == "steer_env/Herding-v0" and summary["framework"] == "rllib"
+    assert summary["episodes"] == 20
+    assert list(summary["agents"]) == ["learned", "strombom", "driver"]
+    assert "penned_fraction" in summary["agents"]["learned"]["outcomes"]
+
+
 def test_killed_env_runner_is_restarted_and_training_finishes(cluster, tmp_path):
     c, _ = cluster
     proc = subprocess.Popen(

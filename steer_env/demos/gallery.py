@@ -433,6 +433,114 @@ def scene_flocking(rng: np.random.Generator, n: int = 300) -> Scene:
     )
 
 
+def _nearest_neighbors(position: Array, k: int) -> Neighbors:
+    """Each vehicle's ``k`` nearest others (a topological neighbourhood), ties by index."""
+    n = position.shape[0]
+    offset = position[None, :, :] - position[:, None, :]
+    distance = np.linalg.norm(offset, axis=2)
+    np.fill_diagonal(distance, np.inf)
+    k = min(k, n - 1)
+    j = np.argsort(distance, axis=1, kind="stable")[:, :k]
+    i = np.repeat(np.arange(n), k)
+    j = j.ravel()
+    return Neighbors(i, j, offset[i, j], distance[i, j], n)
+
+
+def scene_herding(rng: np.random.Generator, n: int = 30) -> Scene:
+    """Strömbom's dog herds ``n`` sheep into a pen. A sheep separates from sheep within
+    1 m, flees the dog within 12 m and, while the dog is that near, seeks the centre of its
+    15 nearest (a topological neighbourhood); otherwise it grazes (a slow wander). The dog
+    arrives at :func:`~steer_env.behaviors.shepherd_target`: behind the straggler when the
+    flock is spread (collect), behind the flock as seen from the pen otherwise (drive).
+    A penned flock is scattered again."""
+    bounds: Bounds = (0.0, 0.0, 60.0, 45.0)
+    pen, pen_radius = np.array([50.0, 35.0]), 7.0
+    r_a, r_s, k = 1.0, 12.0, 15
+    spread_limit, collect, drive = r_a * n ** (2.0 / 3.0), 2.0 * r_a, r_a * np.sqrt(n)
+    v = Vehicles.create(
+        position=np.zeros((n + 1, 2)),
+        velocity=np.zeros((n + 1, 2)),
+        max_speed=[4.5] + [3.0] * n,
+        max_force=[9.0] + [6.0] * n,
+        radius=[0.8] + [0.45] * n,
+    )
+    state: dict = {"wander": np.tile([1.0, 0.0], (n, 1)), "penned": 0, "scatters": 0}
+    trails = Trails(90)
+
+    def scatter() -> None:
+        centre = np.array([rng.uniform(14.0, 30.0), rng.uniform(10.0, 22.0)])
+        v.position[1:] = centre + rng.uniform(-8.0, 8.0, size=(n, 2))
+        v.position[0] = [4.0, 4.0]
+        v.velocity[:] = 0.0
+        trails.reset(v.position[:1])
+
+    def plan() -> tuple[Array, Array, bool]:
+        sheep = v.position[1:]
+        centre = sheep.mean(axis=0)
+        farthest = sheep[np.argmax(vecmath.length(sheep - centre))]
+        target, collecting = behaviors.shepherd_target(
+            centre, farthest, pen, spread_limit, collect, drive
+        )
+        return centre, target, bool(collecting)
+
+    def step() -> None:
+        p, vel, ms = v.position, v.velocity, v.max_speed
+        sheep, svel = p[1:], vel[1:]
+        walls = _wall_force(v, bounds, 3.0)
+        _, target, _ = plan()
+        dog = behaviors.arrive(p[0], vel[0], target, ms[0], 4.0)
+        near_dog = vecmath.length(sheep - p[0]) <= r_s
+        nb = find_neighbors(sheep, r_a)
+        graze, state["wander"] = behaviors.wander(
+            sheep, svel, v.heading[1:], 0.1 * ms[1:], state["wander"],
+            radius=0.5, distance=1.0, jitter=2.0, dt=DT, rng=rng,
+        )  # fmt: skip
+        flock = behaviors.cohesion(svel, ms[1:], _nearest_neighbors(sheep, k))
+        herd = [
+            walls[1:],
+            behaviors.separation(svel, ms[1:], nb),
+            behaviors.flee(sheep, svel, p[0], ms[1:], r_s),
+            np.where(near_dog[:, None], flock, 0.0),
+            np.where(near_dog[:, None], 0.0, graze),
+        ]
+        sheep_force = combine.weighted_sum(herd, [4.0, 2.0, 1.0, 1.05, 1.0], v.max_force[1:])
+        dog_force = combine.prioritized([walls[0], dog], [1.0, 1.0], v.max_force[0])
+        v.step(np.vstack((dog_force, sheep_force)), DT)
+        state["penned"] = int(np.sum(vecmath.length(v.position[1:] - pen) <= pen_radius))
+        if state["penned"] == n:
+            state["scatters"] += 1
+            scatter()
+        else:
+            trails.push(v.position[:1])
+
+    def draw(r: Renderer) -> None:
+        centre, target, collecting = plan()
+        r.circle(pen, pen_radius, (*C["pen"], 40), 0)
+        r.circle(pen, pen_radius, C["pen"])
+        r.circle(v.position[0], r_s, (*C["dog"], 16), 0)
+        r.polyline(trails.get(0), C["trail"])
+        r.line(v.position[0], target, C["debug"])
+        _cross(r, target, 0.7, C["debug"])
+        _cross(r, centre, 0.7, C["target"])
+        colors = [C["dog"]] + [C["sheep"]] * n
+        r.vehicles(v.position, v.heading, v.radius, colors)
+        size = _font(r)
+        words = "collecting" if collecting else "driving"
+        r.text(f"{words}; penned {state['penned']}/{n}", (6, r.height - 2 * size - 6), size_px=size)
+
+    scatter()
+    return Scene(
+        "herding",
+        "green: the pen; violet cross: the dog's target (collect or drive); white cross: the "
+        "flock's centre; red disc: the range within which sheep react to the dog",
+        bounds,
+        step,
+        draw,
+        v,
+        state,
+    )
+
+
 def _place_obstacles(
     rng: np.random.Generator, n: int, region: Bounds, gap: float
 ) -> tuple[Array, Array]:
@@ -898,6 +1006,7 @@ SCENES: dict[str, Callable[[np.random.Generator], Scene]] = {
     "offset-pursuit": scene_offset_pursuit,
     "collision-avoidance": scene_collision_avoidance,
     "flow-field": scene_flow_field,
+    "herding": scene_herding,
 }
 
 #: Names accepted by :func:`render_behavior` and the command line.
@@ -923,6 +1032,7 @@ BEHAVIOR_SCENES: dict[str, str] = {
     "follow_path": "path-following",
     "unaligned_collision_avoidance": "collision-avoidance",
     "flow_field_following": "flow-field",
+    "shepherd_target": "herding",
 }
 
 #: Simulation steps before a scene's still is taken (``--stills`` without ``--steps``).
