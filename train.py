@@ -40,6 +40,7 @@ from agents.evaluation.policies import (
     algo_class,
     env_arg,
     resolve_device,
+    task_names,
 )
 from agents.rllib.team import LEARNED
 from agents.training import options, sb3
@@ -74,7 +75,7 @@ class Args:
 
     # fmt: off
     env: str = field(default="steer_env/Pursuit-v0", metadata=doc(
-        "pursuit, evasion or team_pursuit (shared-parameter PPO for a team); full ids accepted",
+        f"{task_names()} (shared-parameter PPO for a team); full ids accepted",
         type=env_arg, shown="pursuit"))
     learned: str = field(default="pursuers", metadata=doc(
         "team_pursuit: the role trained with one shared policy (the other role plays its "

@@ -62,6 +62,7 @@ from agents.evaluation.policies import (
     load_policy,
     make_scripted,
     read_model_metadata,
+    task_names,
 )
 from agents.evaluation.results import EpisodeResults as EpisodeResults
 from agents.evaluation.results import atomic_write_bytes as atomic_write_bytes
@@ -233,12 +234,13 @@ def _mean_ci(values: np.ndarray) -> dict[str, Any]:
 def format_table(summary: dict[str, Any]) -> str:
     """Markdown tables of a :func:`summarize` result."""
     horizon = summary["horizon_s"]
-    what = get_task(summary["env_id"]).metrics.labels["rate"]
+    labels = get_task(summary["env_id"]).metrics.labels
+    what, event = labels["rate"], labels["event"]
     tname = summary["time_means"]
     lines = [
         f"{summary['env_id']}: {summary['episodes']} paired episodes, time limit {horizon:g} s",
         "",
-        f"| agent | {what} rate [95% CI] | mean {tname} (s)* | mean among captured (s) "
+        f"| agent | {what} rate [95% CI] | mean {tname} (s)* | mean among {event} (s) "
         f"| median {tname} (s) |",
         "|---|---|---|---|---|",
     ]
@@ -281,7 +283,7 @@ def format_table(summary: dict[str, Any]) -> str:
             lines.append(f"| {a['label']} | " + " | ".join(cells) + " |")
     lines += [
         "",
-        f"* restricted mean: episodes without a capture count as the time limit ({horizon:g} s).",
+        f"* restricted mean: episodes not {event} count as the time limit ({horizon:g} s).",
     ]
     if summary.get("goal"):
         lines.append(
@@ -455,7 +457,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--env",
         type=env_arg,
         default=None,
-        help="pursuit, evasion or team_pursuit (default: read from the model; pursuit if no model)",
+        help=f"{task_names()} (default: read from the model; pursuit if no model)",
     )
     p.add_argument(
         "--episodes",

@@ -39,7 +39,7 @@ from agents.evaluation.policy_base import PolicyLoadError as PolicyLoadError
 from agents.evaluation.policy_base import UsageError as UsageError
 from agents.evaluation.policy_base import env_tag as env_tag
 from agents.evaluation.policy_base import resolve_env_id as resolve_env_id
-from steer_env.tasks import TASKS, TEAM_TASKS
+from steer_env.tasks import REGISTRY, TASKS, TEAM_TASKS
 
 #: Scripted agents for the learned agent's role, in table order (``classic`` first).
 SCRIPTED_FOR_ENV = {task.env_id: tuple(task.baselines) for task in TASKS.values()}
@@ -315,6 +315,12 @@ def make_policy(
 def safe_name(text: str) -> str:
     """``text`` reduced to characters safe in a file name."""
     return re.sub(r"[^A-Za-z0-9._-]+", "-", text).strip("-") or "x"
+
+
+def task_names() -> str:
+    """The registered task names for a help text: ``"pursuit, evasion, ... or herding"``."""
+    names = list(REGISTRY)
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} or {names[-1]}"
 
 
 def env_arg(text: str) -> str:

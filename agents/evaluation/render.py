@@ -32,7 +32,13 @@ from agents.evaluation.frames import DEFAULT_WIDTH as DEFAULT_WIDTH
 from agents.evaluation.frames import captioned as captioned
 from agents.evaluation.frames import side_by_side as side_by_side
 from agents.evaluation.frames import write_gif as write_gif
-from agents.evaluation.policies import SCRIPTED_NAMES, PolicyLoadError, UsageError, env_arg
+from agents.evaluation.policies import (
+    SCRIPTED_NAMES,
+    PolicyLoadError,
+    UsageError,
+    env_arg,
+    task_names,
+)
 
 PROG = "python -m agents.render"
 
@@ -60,8 +66,7 @@ def build_parser() -> Any:
         "--env",
         type=env_arg,
         default=None,
-        help="pursuit, evasion or team_pursuit (default: from the model, or from a long "
-        "agent name, else pursuit)",
+        help=f"{task_names()} (default: from the model, or from a long agent name, else pursuit)",
     )
     cli.add_seed(p, 0, "episode seed")
     p.add_argument(
