@@ -244,6 +244,38 @@ def test_invariants_over_an_episode():
     assert info["pen_step"] == (env.unwrapped.elapsed_steps if info["is_success"] else -1)
 
 
+def _potential(env, cfg) -> float:
+    """The documented phi of the env's current flock, from its positions."""
+    sheep = env.unwrapped.positions[1:]
+    centre = sheep.mean(axis=0)
+    pen = np.array([cfg.pen_x, cfg.pen_y])
+    distance = np.linalg.norm(centre - pen)
+    spread = np.linalg.norm(sheep - centre, axis=1).mean()
+    penned = np.mean(np.linalg.norm(sheep - pen, axis=1) <= cfg.pen_radius)
+    away = (distance + cfg.spread_weight * spread) / (cfg.arena_size * math.sqrt(2))
+    return cfg.shaping_scale * (cfg.penned_weight * penned - away)
+
+
+@pytest.mark.parametrize("terminal_potential", [False, True])
+def test_shaping_sums_to_the_potentials_of_the_first_and_last_state(terminal_potential):
+    """Discounted by shaping_gamma, an episode's shaping terms sum to -phi(s_0) (phi = 0
+    at the end), or with terminal_potential to gamma^T phi(s_T) - phi(s_0)."""
+    kwargs = dict(n_sheep=6, time_limit=40, terminal_potential=terminal_potential)
+    env = gym.make(ID, **kwargs)
+    cfg = TASK.config(**kwargs)
+    env.reset(seed=11)
+    start = _potential(env, cfg)
+    rng = np.random.default_rng(1)
+    total, t, terminated = 0.0, 0, False
+    while not terminated:
+        _, _, terminated, _, info = env.step(rng.uniform(-1, 1, 2).astype(np.float32))
+        total += cfg.shaping_gamma**t * info["reward_shaping"]
+        t += 1
+    end = cfg.shaping_gamma**t * _potential(env, cfg) if terminal_potential else 0.0
+    assert total == pytest.approx(end - start, abs=1e-9)
+    assert (end != 0.0) == terminal_potential
+
+
 def test_success_when_the_flock_is_in_the_pen_and_its_outcome():
     env = gym.make(ID, n_sheep=4, success_fraction=0.75)
     env.reset(seed=0)

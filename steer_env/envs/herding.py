@@ -69,7 +69,10 @@ class HerdingEnv(SteerEnv):
       centre, ``spread`` the sheep's mean distance to the flock centre and ``phi = 0`` in
       terminal states, so an episode's shaped return is its unshaped return minus
       ``phi(s_0)`` (Ng, Harada and Russell 1999). ``shaping_gamma`` defaults to the
-      training discount (0.995).
+      training discount (0.995). With ``terminal_potential=True`` the final state keeps its
+      ``phi``: the shaped return gains ``shaping_gamma^T * phi(s_T)``, so a flock left
+      nearer the pen, tighter or partly penned pays even when the episode is not a
+      success (this changes which policy is optimal; the default does not).
 
     The terms are reported in ``info["reward_success"]`` and ``info["reward_shaping"]``.
 
@@ -138,6 +141,7 @@ class HerdingEnv(SteerEnv):
     | ``success_reward``, ``shaping_scale``, ``spread_weight``, ``penned_weight`` | [0, 10^6] | 1, 1, 1, 1 |
     | ``reward_shaping`` | True / False | True |
     | ``shaping_gamma`` | (0, 1] | 0.995 |
+    | ``terminal_potential`` | True / False | False |
     | ``group_radius`` | (0, 10^4] m | 5 |
     | ``flank_angle`` | [0, pi/2] rad (the ``flanks`` team) | 0.6 |
 

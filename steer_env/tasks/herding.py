@@ -128,6 +128,7 @@ class HerdingConfig:
     reward_shaping: bool = True  #: add the potential-based flock term
     shaping_scale: float = 1.0  #: potential scale (see the rules)
     shaping_gamma: float = 0.99  #: discount of the shaping term: the learner's gamma
+    terminal_potential: bool = False  #: the final state keeps its potential (see the env)
     spread_weight: float = 1.0  #: weight of the flock's spread in the potential
     penned_weight: float = 1.0  #: weight of the fraction penned in the potential
     # Metrics.
@@ -208,7 +209,7 @@ FIELDS = tuple(f.name for f in dataclasses.fields(HerdingConfig))
 
 
 def _check(name: str, value: Any) -> Any:
-    if name == "reward_shaping":
+    if name in ("reward_shaping", "terminal_potential"):
         return check_flag(name, value)
     return check_number(name, value, *RANGES[name])
 
@@ -532,6 +533,7 @@ class HerdingTask(TaskSpec, SingleAgentInfos, TeamInfos):
             shaping=cfg.reward_shaping,
             shaping_scale=cfg.shaping_scale,
             shaping_gamma=cfg.shaping_gamma,
+            terminal_potential=cfg.terminal_potential,
             spread_weight=cfg.spread_weight,
             penned_weight=cfg.penned_weight,
         )

@@ -12,7 +12,7 @@
   phi(s') - phi(s)`` with ``phi = shaping_scale * (penned_weight * penned_fraction -
   (d + spread_weight * spread) / diagonal)``, ``d`` the flock centre's distance to the pen
   centre and ``spread`` the sheep's mean distance to the flock centre; ``phi = 0`` in
-  terminal states).
+  terminal states, unless ``terminal_potential``).
 * **Start**: the flock's square (``start_spread`` m a side) is centred at the first of
   :data:`START_CANDIDATES` uniform candidates at least ``flock_pen_distance`` m from the
   pen centre (the farthest one if none is); every sheep is uniform in that square. Each
@@ -121,6 +121,7 @@ WORLD = np.dtype(
         ("shaping", "?"),
         ("shaping_scale", "f8"),
         ("shaping_gamma", "f8"),
+        ("terminal_potential", "?"),  # the final state keeps its potential
         ("spread_weight", "f8"),
         ("penned_weight", "f8"),
         ("observed_teammates", "i8"),
@@ -209,6 +210,7 @@ class World:
     shaping: bool = True
     shaping_scale: float = 1.0
     shaping_gamma: float = 0.99
+    terminal_potential: bool = False
     spread_weight: float = 1.0
     penned_weight: float = 1.0
 

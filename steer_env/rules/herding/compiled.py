@@ -217,7 +217,7 @@ def settle(
         else:
             clear_outcome(res_env)
         new = 0.0
-        if world.shaping and not done:
+        if world.shaping and (world.terminal_potential or not done):
             new = potential_of(world, distance, spread, penned / max(n_sheep, 1))
         reward_success = world.success_reward if success else 0.0
         for a in range(k):
@@ -225,7 +225,9 @@ def settle(
             shaping = 0.0
             if world.shaping:
                 # phi = 0 in terminal states: the shaping terms of an episode sum
-                # (discounted by shaping_gamma) to exactly -phi(start).
+                # (discounted by shaping_gamma) to exactly -phi(start). With
+                # terminal_potential the final state keeps its phi, and they sum to
+                # gamma^T phi(final) - phi(start).
                 shaping = world.shaping_gamma * new - state.potential[e, a]
                 state.potential[e, a] = new
             res.success = reward_success
