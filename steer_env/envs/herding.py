@@ -62,14 +62,17 @@ class HerdingEnv(SteerEnv):
 
     ## Rewards
 
-    * ``success``: ``success_reward`` (1) on the step the flock is penned.
+    * ``success``: ``success_reward`` (10) on the step the flock is penned.
     * ``shaping`` (``reward_shaping=True``): potential-based, ``shaping_gamma * phi(s') -
       phi(s)`` with ``phi = shaping_scale * (penned_weight * penned_fraction - (d +
       spread_weight * spread) / diagonal)``, ``d`` the flock centre's distance to the pen
       centre, ``spread`` the sheep's mean distance to the flock centre and ``phi = 0`` in
       terminal states, so an episode's shaped return is its unshaped return minus
-      ``phi(s_0)`` (Ng, Harada and Russell 1999). ``shaping_gamma`` defaults to the
-      training discount (0.995). With ``terminal_potential=True`` the final state keeps its
+      ``phi(s_0)`` (Ng, Harada and Russell 1999). ``shaping_gamma`` is 1 by default (the
+      terms are differences of the potential). The defaults (``shaping_scale`` 10,
+      ``penned_weight`` 3, ``success_reward`` 10) make a metre of the flock's progress
+      worth about 0.07 and every sheep penned about 1.2, so that progress stands out of
+      the noise of a dog's first, random moves. With ``terminal_potential=True`` the final state keeps its
       ``phi``: the shaped return gains ``shaping_gamma^T * phi(s_T)``, so a flock left
       nearer the pen, tighter or partly penned pays even when the episode is not a
       success (this changes which policy is optimal; the default does not).
@@ -138,9 +141,9 @@ class HerdingEnv(SteerEnv):
     | ``start_spread``, ``flock_pen_distance``, ``dog_start_distance`` | m | 40, 40, 20 |
     | ``observed_sheep`` | integer in [1, 1000] | 5 |
     | ``max_observed_dogs`` | -1 (``n_dogs - 1``) or [0, n_dogs - 1] | -1 |
-    | ``success_reward``, ``shaping_scale``, ``spread_weight``, ``penned_weight`` | [0, 10^6] | 1, 1, 1, 1 |
+    | ``success_reward``, ``shaping_scale``, ``spread_weight``, ``penned_weight`` | [0, 10^6] | 10, 10, 1, 3 |
     | ``reward_shaping`` | True / False | True |
-    | ``shaping_gamma`` | (0, 1] | 0.995 |
+    | ``shaping_gamma`` | (0, 1] | 1 |
     | ``terminal_potential`` | True / False | False |
     | ``group_radius`` | (0, 10^4] m | 5 |
     | ``flank_angle`` | [0, pi/2] rad (the ``flanks`` team) | 0.6 |

@@ -124,13 +124,13 @@ class HerdingConfig:
     observed_sheep: int = 5  #: sheep slots (the nearest) in each dog's observation
     max_observed_dogs: int = -1  #: other-dog slots; -1 means n_dogs - 1
     # Rewards.
-    success_reward: float = 1.0  #: to every dog on the step the flock is penned
+    success_reward: float = 10.0  #: to every dog on the step the flock is penned
     reward_shaping: bool = True  #: add the potential-based flock term
-    shaping_scale: float = 1.0  #: potential scale (see the rules)
-    shaping_gamma: float = 0.99  #: discount of the shaping term: the learner's gamma
+    shaping_scale: float = 10.0  #: potential scale (see the rules)
+    shaping_gamma: float = 1.0  #: discount of the shaping term (1: the potential's difference)
     terminal_potential: bool = False  #: the final state keeps its potential (see the env)
     spread_weight: float = 1.0  #: weight of the flock's spread in the potential
-    penned_weight: float = 1.0  #: weight of the fraction penned in the potential
+    penned_weight: float = 3.0  #: weight of the fraction penned in the potential
     # Metrics.
     group_radius: float = 5.0  #: sheep this close are one group (fragmentation), m
     # The scripted dogs.
@@ -482,7 +482,7 @@ class HerdingTask(TaskSpec, SingleAgentInfos, TeamInfos):
     )
     training: Mapping[str, Mapping[str, Any]] = field(
         default_factory=lambda: training.table(
-            ppo=training.defaults(1_000_000, 16, HERDING_PPO),
+            ppo=training.defaults(15_000_000, 16, HERDING_PPO),
             sac=training.defaults(200_000, 4, training.SB3_SAC),
             rllib_ppo=training.defaults(2_000_000, 32, training.RLLIB_PPO),
         )
@@ -658,4 +658,4 @@ HERDING_PPO: Mapping[str, Any] = {
     "ent_coef": 0.0,
 }
 
-HERDING = register(HerdingTask(default_config=HerdingConfig(shaping_gamma=HERDING_PPO["gamma"])))
+HERDING = register(HerdingTask(default_config=HerdingConfig()))
