@@ -587,8 +587,29 @@ def herding_ratios(rows: list[Any], args: argparse.Namespace) -> list[dict[str, 
             per="agent",
             target=">= 10x" if big else None,
             ok=(lambda v: v >= 10) if big else None,
-        )
+        ),
+        herding_scale_ratio(rows),
     ]
+
+
+def herding_scale_ratio(rows: list[Any]) -> dict[str, Any] | None:
+    """Time per sheep-step at the largest flock of the herding scale rows over that at the
+    smallest: ``(rate_small * n_small) / (rate_large * n_large)``."""
+    from benchmarks import herding
+
+    small, large = herding.SCALE_SHEEP[0], herding.SCALE_SHEEP[-1]
+    q = _ratio(
+        f"herding time per sheep-step, {large} sheep / {small} sheep",
+        herding.SCALE_ENVS,
+        _find(rows, "herding", herding.SCALE_ENVS, herding.row_scale(small)),
+        _find(rows, "herding", herding.SCALE_ENVS, herding.row_scale(large)),
+    )
+    if q is None:
+        return None
+    for key in ("value", "min", "max"):
+        q[key] *= small / large
+    q["target"], q["pass"] = "<= 2x", bool(q["value"] <= 2)
+    return q
 
 
 def team_ratios(rows: list[Any], args: argparse.Namespace) -> list[dict[str, Any] | None]:

@@ -8,7 +8,9 @@
   10 sub-steps per env-step), ``E`` envs each, interleaved repeat by repeat. The ratio is
   in vehicle-steps per second (env-steps/s times the vehicles stepped: 26 ours, 4 VMAS's);
 * the single env through ``gym.make`` and the PettingZoo ``herding_v0.parallel_env``
-  (resets included), reported beside it.
+  (resets included), reported beside it;
+* the scale: the batch of 256 envs with 25 and with 100 sheep each, interleaved; the ratio
+  is the time per sheep-step at 100 sheep over that at 25.
 
 Strömbom's dog acts in the batch (see :func:`prepare_batch`); the other rows take uniform
 random actions in [-1, 1], drawn before the timed loops.
@@ -37,6 +39,13 @@ ROW_BATCH = "Herding native vector env (25 sheep)"
 ROW_VMAS = "VMAS flocking (CPU, torch)"
 ROW_SINGLE = "Herding-v0 gym.make (25 sheep)"
 ROW_PARALLEL = "herding_v0 parallel_env (2 dogs, 25 sheep)"
+#: The scale rows: the batch of SCALE_ENVS envs at each flock size, Strömbom's dog acting.
+SCALE_SHEEP = (25, 100)
+SCALE_ENVS = 256
+
+
+def row_scale(n_sheep: int) -> str:
+    return f"Herding scale: {n_sheep} sheep per env"
 
 
 #: Simulated seconds Strömbom's dog plays, untimed, before the batch's timed steps: by then
@@ -44,7 +53,9 @@ ROW_PARALLEL = "herding_v0 parallel_env (2 dogs, 25 sheep)"
 WARMUP_S = 60.0
 
 
-def prepare_batch(num_envs: int, target_s: float) -> Prepared:
+def prepare_batch(
+    num_envs: int, target_s: float, n_sheep: int = 25, name: str = ROW_BATCH
+) -> Prepared:
     """The native batch with Strömbom's dog acting: after :data:`WARMUP_S` untimed, each
     repeat continues the episodes and times only the ``step`` calls (the dog's numpy
     ``predict`` runs between them, untimed). A sheep computes its cohesion only while a dog
@@ -57,8 +68,13 @@ def prepare_batch(num_envs: int, target_s: float) -> Prepared:
     import steer_env  # noqa: F401
     from steer_env.tasks.herding import HerdingConfig, HerdingDog
 
-    cfg = HerdingConfig()
-    venv = gym.make_vec("steer_env/Herding-v0", num_envs, vectorization_mode="vector_entry_point")
+    cfg = HerdingConfig(n_sheep=n_sheep)
+    venv = gym.make_vec(
+        "steer_env/Herding-v0",
+        num_envs,
+        vectorization_mode="vector_entry_point",
+        n_sheep=n_sheep,
+    )
     vehicles = venv.unwrapped.batch.n_vehicles
     dog = HerdingDog("strombom", cfg)
     obs, _ = venv.reset(seed=0)
@@ -77,7 +93,7 @@ def prepare_batch(num_envs: int, target_s: float) -> Prepared:
     per_step = play(warmup) / warmup
     k = steps_for(per_step, target_s, 3, 20_000)
     return Prepared(
-        ROW_BATCH,
+        name,
         num_envs,
         "env-steps/s",
         lambda r: k * num_envs / play(k),
@@ -171,11 +187,12 @@ def prepare_parallel(target_s: float) -> Prepared:
 
 
 def run(num_envs: int, repeats: int, target_s: float, add: Callable[[Any], None]) -> None:
-    """Measure the batch against VMAS, then the single and parallel envs."""
+    """Measure the batch against VMAS, then the single and parallel envs, then the scale."""
     pairs = [
         [prepare_batch(num_envs, target_s), prepare_vmas(num_envs, target_s)],
         [prepare_single(target_s)],
         [prepare_parallel(target_s)],
+        [prepare_batch(SCALE_ENVS, target_s, n, row_scale(n)) for n in SCALE_SHEEP],
     ]
     for pair in pairs:
         for row in interleave(pair, repeats):

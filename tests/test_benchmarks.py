@@ -151,13 +151,21 @@ def test_herding_section_runs_the_batch_beside_vmas_flocking(tmp_path):
     from benchmarks import herding
 
     rows = {r["name"]: r for r in result["rows"]}
-    assert [r["section"] for r in result["rows"]] == ["herding"] * 4
+    assert [r["section"] for r in result["rows"]] == ["herding"] * 6
     assert rows[herding.ROW_BATCH]["agents"] == 26 and rows[herding.ROW_BATCH]["size"] == 4
     assert rows[herding.ROW_SINGLE]["agents"] == 26
     assert rows[herding.ROW_PARALLEL]["agents"] == 27
     for name in (herding.ROW_BATCH, herding.ROW_SINGLE, herding.ROW_PARALLEL):
         assert rows[name]["min"] <= rows[name]["median"] <= rows[name]["max"]
         assert rows[name]["median"] > 0 and name in proc.stdout
+    for n in herding.SCALE_SHEEP:
+        scale = rows[herding.row_scale(n)]
+        assert scale["size"] == herding.SCALE_ENVS and scale["agents"] == n + 1
+    scale_ratio = {q["name"]: q for q in result["ratios"]}[
+        "herding time per sheep-step, 100 sheep / 25 sheep"
+    ]
+    assert scale_ratio["min"] <= scale_ratio["value"] <= scale_ratio["max"]
+    assert scale_ratio["target"] == "<= 2x"
     vmas = rows[herding.ROW_VMAS]
     ratio = "herding native batch / VMAS flocking, vehicle-steps/s"
     names = [q["name"] for q in result["ratios"]]

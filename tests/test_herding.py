@@ -286,7 +286,7 @@ def test_success_when_the_flock_is_in_the_pen_and_its_outcome():
     batch.state.velocity[0] = 0.0
     _, _, terminated, _, info = env.step(np.zeros(2, np.float32))
     assert terminated and info["is_success"] and info["pen_step"] == 1
-    assert info["reward_success"] == 1.0
+    assert info["reward_success"] == TASK.config().success_reward == 10.0
     assert info["penned_fraction"] == 0.75
     assert info["fragmentation"] == 0.75  # the three penned sheep are one group
     assert info["dog_path"] >= 0.0
