@@ -25,13 +25,11 @@ import numpy as np
 
 from benchmarks.common import Missing, steps_for
 from benchmarks.team import (
-    PEER_HINT,
     Prepared,
-    _loop,
     _prepare_parallel,
     _uniform,
-    have,
     interleave,
+    prepare_vmas_scenario,
 )
 
 SECTION = "herding"
@@ -106,38 +104,8 @@ def prepare_batch(
 
 
 def prepare_vmas(num_envs: int, target_s: float) -> Prepared | Missing:
-    if not have("vmas"):
-        return Missing(SECTION, ROW_VMAS, num_envs, PEER_HINT)
-    import torch
-    import vmas
-
-    env = vmas.make_env(
-        "flocking", num_envs=num_envs, device="cpu", continuous_actions=True, seed=0
-    )
-    env.reset()
-    n_agents = len(env.agents)
-    substeps = int(getattr(env.world, "_substeps", 1))
-    gen = torch.Generator().manual_seed(0)
-
-    def draw(k: int) -> list[list[Any]]:
-        return [
-            [torch.rand(num_envs, 2, generator=gen) * 2.0 - 1.0 for _ in range(n_agents)]
-            for _ in range(k)
-        ]
-
-    _loop(env.step, draw(1))
-    per_step = _loop(env.step, draw(2)) / 2
-    k = steps_for(per_step, target_s, 2, 20_000)
-    actions = draw(k)
-    return Prepared(
-        ROW_VMAS,
-        num_envs,
-        "env-steps/s",
-        lambda r: k * num_envs / _loop(env.step, actions),
-        agents=n_agents,
-        substeps=substeps,
-        note=f"{k} steps/repeat; {n_agents} agents, torch threads {torch.get_num_threads()}",
-    )
+    """VMAS ``flocking`` on the CPU with its defaults."""
+    return prepare_vmas_scenario("flocking", ROW_VMAS, num_envs, target_s)
 
 
 def prepare_single(target_s: float) -> Prepared:

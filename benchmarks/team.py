@@ -143,19 +143,24 @@ def prepare_batch(num_envs: int, target_s: float) -> Prepared:
 
 def prepare_vmas(num_envs: int, target_s: float) -> Prepared | Missing:
     """VMAS ``simple_tag`` on the CPU with 3 adversaries, 1 good agent (its defaults)."""
+    return prepare_vmas_scenario(
+        "simple_tag", ROW_VMAS, num_envs, target_s, num_good_agents=1, num_adversaries=3
+    )
+
+
+def prepare_vmas_scenario(
+    scenario: str, row: str, num_envs: int, target_s: float, **kwargs: Any
+) -> Prepared | Missing:
+    """VMAS ``scenario`` on the CPU (``kwargs`` to ``vmas.make_env``), ``num_envs`` envs,
+    uniform actions in [-1, 1] drawn before the timed loop; the row counts its agents and
+    its physics sub-steps (``world._substeps``)."""
     if not have("vmas"):
-        return Missing(SECTION, ROW_VMAS, num_envs, PEER_HINT)
+        return Missing(SECTION, row, num_envs, PEER_HINT)
     import torch
     import vmas
 
     env = vmas.make_env(
-        "simple_tag",
-        num_envs=num_envs,
-        device="cpu",
-        continuous_actions=True,
-        seed=0,
-        num_good_agents=1,
-        num_adversaries=3,
+        scenario, num_envs=num_envs, device="cpu", continuous_actions=True, seed=0, **kwargs
     )
     env.reset()
     n_agents = len(env.agents)
@@ -174,7 +179,7 @@ def prepare_vmas(num_envs: int, target_s: float) -> Prepared | Missing:
     k = steps_for(per_step, target_s, 2, 20_000)
     actions = draw(k)
     return Prepared(
-        ROW_VMAS,
+        row,
         num_envs,
         "env-steps/s",
         lambda r: k * num_envs / _loop(env.step, actions),
