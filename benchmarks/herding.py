@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from benchmarks.common import Missing, steps_for
+from benchmarks.ours import timed_steps
 from benchmarks.team import (
     Prepared,
     _prepare_parallel,
@@ -116,18 +117,7 @@ def prepare_single(target_s: float) -> Prepared:
     env = gym.make("steer_env/Herding-v0")
     env.reset(seed=0)
     rng = np.random.default_rng(0)
-
-    def run(actions: np.ndarray) -> float:
-        import time
-
-        step, reset = env.step, env.reset
-        t0 = time.perf_counter()
-        for a in actions:
-            _, _, te, tr, _ = step(a)
-            if te or tr:
-                reset()
-        return time.perf_counter() - t0
-
+    run = timed_steps(env)
     run(_uniform(rng, (20, 2)))
     per_step = run(_uniform(rng, (200, 2))) / 200
     k = steps_for(per_step, target_s, 100, 200_000)
@@ -137,7 +127,7 @@ def prepare_single(target_s: float) -> Prepared:
         1,
         "env-steps/s",
         lambda r: k / run(actions),
-        agents=26,
+        agents=env.unwrapped.batch.n_vehicles,
         substeps=1,
         note=f"{k} steps/repeat; resets included",
         close=env.close,

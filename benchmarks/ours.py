@@ -15,6 +15,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -40,16 +41,9 @@ def _actions(rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:
 
 
 # --------------------------------------------------------------------------- single env
-def bench_single(name: str, repeats: int, target_s: float) -> Row:
-    """``gym.make`` (with Gymnasium's default wrappers), resets included."""
-    import gymnasium as gym
-
-    import steer_env  # noqa: F401
-
-    env_id = ENVS[name]
-    env = gym.make(env_id)
-    env.reset(seed=0)
-    rng = np.random.default_rng(0)
+def timed_steps(env: Any) -> Callable[[np.ndarray], float]:
+    """A function that steps the single env ``env`` through ``actions`` (resetting where
+    an episode ends) and returns the seconds it took."""
 
     def run(actions: np.ndarray) -> float:
         step, reset = env.step, env.reset
@@ -60,6 +54,20 @@ def bench_single(name: str, repeats: int, target_s: float) -> Row:
                 reset()
         return time.perf_counter() - t0
 
+    return run
+
+
+def bench_single(name: str, repeats: int, target_s: float) -> Row:
+    """``gym.make`` (with Gymnasium's default wrappers), resets included."""
+    import gymnasium as gym
+
+    import steer_env  # noqa: F401
+
+    env_id = ENVS[name]
+    env = gym.make(env_id)
+    env.reset(seed=0)
+    rng = np.random.default_rng(0)
+    run = timed_steps(env)
     per_step = run(_actions(rng, (200, 2))) / 200  # warm-up and calibration
     k = steps_for(per_step, target_s, 100, 200_000)
     actions = _actions(rng, (k, 2))

@@ -69,10 +69,10 @@ from steer_env.rules import herding as rules
 from steer_env.rules.herding import OUTCOME, World
 from steer_env.tasks import Metrics, register, training
 from steer_env.tasks.config import (
+    COMMON_RANGES,
     FORCE,
     MASS,
     SPEED,
-    TIME_LIMIT,
     WEIGHT,
     Range,
     check_flag,
@@ -164,16 +164,18 @@ _LENGTH: Range = (float, 0.0, 1e4, False)
 RANGES: dict[str, Range] = field_ranges(
     HerdingConfig,
     {
+        # The fields every task's config shares, with their common ranges.
+        **{
+            name: r
+            for name, r in COMMON_RANGES.items()
+            if name in {f.name for f in dataclasses.fields(HerdingConfig)}
+        },
         "n_sheep": (int, 1, 1000, True),
         "n_dogs": (int, 1, 16, True),
-        "arena_size": (float, 2.0, 1e4, True),
-        "dt": (float, 0.0, 1.0, False),
-        "time_limit": TIME_LIMIT,
         "pen_x": (float, -1e4, 1e4, True),
         "pen_y": (float, -1e4, 1e4, True),
         "pen_radius": _LENGTH,
         "success_fraction": (float, 0.0, 1.0, False),
-        "vehicle_radius": _LENGTH,
         "sheep_max_speed": SPEED,
         "sheep_max_force": FORCE,
         "sheep_mass": MASS,
@@ -188,17 +190,12 @@ RANGES: dict[str, Range] = field_ranges(
         "flight_weight": WEIGHT,
         "noise_weight": WEIGHT,
         "graze_speed": (float, 0.0, 1.0, False),
-        "wander_radius": _LENGTH,
-        "wander_distance": (float, 0.0, 1e4, True),
-        "wander_jitter": (float, 0.0, 1e6, True),
         "start_spread": _LENGTH,
         "flock_pen_distance": (float, 0.0, 1e4, True),
         "dog_start_distance": (float, 0.0, 1e4, True),
         "observed_sheep": (int, 1, 1000, True),
         "max_observed_dogs": (int, -1, 15, True),
         "success_reward": WEIGHT,
-        "shaping_scale": WEIGHT,
-        "shaping_gamma": (float, 0.0, 1.0, False),
         "spread_weight": WEIGHT,
         "penned_weight": WEIGHT,
         "group_radius": _LENGTH,
