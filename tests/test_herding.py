@@ -16,6 +16,7 @@ import steer_env  # noqa: F401
 from steer_env import behaviors
 from steer_env.engine.batch import Batch, VehicleSpec
 from steer_env.engine.strategy import Behavior, Strategy
+from steer_env.envs.sb3 import make_sb3_vec_env
 from steer_env.tasks import REGISTRY
 
 TASK = REGISTRY["herding"]
@@ -403,3 +404,20 @@ def test_flanks_team_plays_two_dogs_from_their_own_observations():
         obs, *_ = env.step(actions)
         if not env.agents:
             break
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: gym.make("steer_env/Herding-v0", n_dogs=2),
+        lambda: gym.make_vec(
+            "steer_env/Herding-v0", num_envs=2, vectorization_mode="vector_entry_point", n_dogs=2
+        ),
+        lambda: make_sb3_vec_env("steer_env/Herding-v0", n_envs=2, n_dogs=2),
+    ],
+    ids=["make", "make_vec", "sb3"],
+)
+def test_the_single_dog_forms_refuse_several_dogs(make):
+    """Herding-v0 in every form steps one learned dog; several dogs are herding_v0's."""
+    with pytest.raises(ValueError, match=r"n_dogs must be 1, got 2 .*herding_v0"):
+        make()

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from steer_env.envs.base import SteerEnv
-from steer_env.tasks.herding import HERDING, HerdingTask
+from steer_env.tasks.herding import HERDING, HerdingConfig, HerdingTask
 
 
 class HerdingEnv(SteerEnv):
@@ -167,12 +167,23 @@ class HerdingEnv(SteerEnv):
 
     def __init__(self, render_mode: str | None = None, **kwargs: object) -> None:
         super().__init__(render_mode, **kwargs)
-        # One learned dog: the single-agent env steps a config of one dog only.
-        if self.config.n_dogs != 1:
-            raise ValueError(
-                f"Herding-v0 has one learned dog: n_dogs must be 1, got {self.config.n_dogs} "
-                "(several dogs: steer_env.envs.herding_v0.parallel_env(n_dogs=...))"
-            )
+        _check_one_dog(self.config)
+
+    @classmethod
+    def vector_env(cls, num_envs: int = 1, **kwargs: Any) -> Any:
+        """``num_envs`` Herding-v0 environments in one native batch (one learned dog each)."""
+        venv = super().vector_env(num_envs, **kwargs)
+        _check_one_dog(venv.config)
+        return venv
+
+
+def _check_one_dog(cfg: HerdingConfig) -> None:
+    """The single-agent forms step one learned dog: ``ValueError`` for another ``n_dogs``."""
+    if cfg.n_dogs != 1:
+        raise ValueError(
+            f"Herding-v0 has one learned dog: n_dogs must be 1, got {cfg.n_dogs} "
+            "(several dogs: steer_env.envs.herding_v0.parallel_env(n_dogs=...))"
+        )
 
 
 #: The ``vector_entry_point`` of ``steer_env/Herding-v0`` (``gym.make_vec``).
