@@ -38,6 +38,7 @@ from agents.evaluation.policies import (
     PolicyLoadError,
     UsageError,
     algo_class,
+    config_pair,
     env_arg,
     resolve_device,
     task_names,
@@ -87,6 +88,10 @@ class Args:
     opponent_strategy: str | None = field(default=None, metadata=doc(
         "team_pursuit: the other role's scripted strategy (pursuers: reynolds, cooperative; "
         "evader: flow; default the task's: reynolds / flow)"))
+    config: dict[str, Any] | None = field(default=None, metadata=doc(
+        "a value of the task's configuration, e.g. --set n_sheep=50 (repeatable); the model "
+        "records it, and comparing or rendering the model uses it",
+        flag="--set", metavar="KEY=VALUE", action="append", type=config_pair, shown=None))
     algo: str = field(default="ppo", metadata=doc("ppo or sac", type=sb3.algo_arg))
     timesteps: int | None = field(default=None, metadata=doc(
         "total training timesteps (default "
@@ -154,6 +159,8 @@ def parse(argv: list[str] | None = None) -> tuple[Args, dict[str, Any]]:
         groups={"rllib": "RLlib (--framework rllib)"},
     )
     given = options.given_options(parser.parse_args(argv))
+    if "config" in given:  # --set KEY=VALUE pairs, the last of a name winning
+        given["config"] = dict(given["config"])
     return Args(**given), given
 
 
@@ -211,7 +218,8 @@ def train(opts: dict[str, Any], paths: RunPaths, previous: dict[str, Any], resum
     slots = sb3.agent_slots(opts)
     hp = previous.get("hyperparameters") or sb3.hyperparameters(algo, env_id, slots, total)
     progress = sb3.progress_bar(opts, PROG)
-    env_kwargs = {"shaping_gamma": float(hp.get("gamma", 0.99))}
+    config = dict(opts.get("config") or {})  # --set
+    env_kwargs = {"shaping_gamma": float(hp.get("gamma", 0.99)), **config}
     make_env, opponent, meta_extra = sb3.env_factory(opts, env_kwargs)
     n_eval = int(opts["periodic_eval_episodes"])
     train_env = VecMonitor(make_env(n_envs, session))
@@ -237,6 +245,7 @@ def train(opts: dict[str, Any], paths: RunPaths, previous: dict[str, Any], resum
         "run_name": opts["name"],
         "obs_shape": list(train_env.observation_space.shape),
         "action_shape": list(train_env.action_space.shape),
+        "config": config,
         "versions": versions(),
         **meta_extra,
     }

@@ -199,7 +199,9 @@ def test_a_name_the_old_module_never_had_is_an_attribute_error():
             agents.compare.no_such_name  # noqa: B018
 
 
-@pytest.mark.parametrize("entry", ["agents.compare", "agents.render", "agents.team_calibration"])
+@pytest.mark.parametrize(
+    "entry", ["agents.compare", "agents.render", "agents.sweep", "agents.team_calibration"]
+)
 def test_documented_entry_points_run_without_a_deprecation_warning(entry):
     proc = subprocess.run(
         [sys.executable, "-W", "error::DeprecationWarning", "-m", entry, "--help"],

@@ -139,3 +139,15 @@ def test_readme_task_table_is_the_shipped_comparisons():
         f"{100 * paired['capture_diff']:+.1f} {_ci(paired['capture_diff_ci95'], True)} points"
     )
     assert cell in TEXT, cell
+
+
+@pytest.mark.parametrize("name", ["herding_calibration_sweep", "herding_ppo_sweep"])
+def test_readme_herding_tables_are_the_shipped_sweeps(name):
+    """The README's herding tables are the shipped ``agents.sweep`` results, row for row,
+    with the command that wrote them."""
+    from agents.evaluation.sweep import format_rows
+
+    data = json.loads((ROOT / "agents" / "models" / f"{name}.json").read_text())
+    for line in format_rows(data, compact=True).splitlines():
+        assert line in TEXT, line
+    assert f"`{data['command']}`" in TEXT

@@ -38,6 +38,7 @@ import io
 import math
 import sys
 import time
+from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -53,6 +54,7 @@ from agents.evaluation.policies import (
     LearnedPolicy,
     PolicyLoadError,
     UsageError,
+    add_config_option,
     agent_label,
     canonical_agent,
     default_model_path,
@@ -61,6 +63,7 @@ from agents.evaluation.policies import (
     inference_device,
     load_policy,
     make_scripted,
+    played_config,
     read_model_metadata,
     task_names,
 )
@@ -142,6 +145,22 @@ def play_episodes(
     return EpisodeResults(success, capture_step >= 0, capture_step, length, outcomes)
 
 
+def event_times(r: EpisodeResults, dt: float, horizon: float) -> np.ndarray:
+    """Each episode's time of the task's event (a capture, the flock penned), s; the
+    horizon where it did not happen."""
+    return np.where(r.captured, r.capture_step * dt, horizon)
+
+
+def restricted_times_of(
+    results: dict[str, EpisodeResults], dt: float, horizon: float
+) -> dict[str, np.ndarray]:
+    """Each agent's per-episode restricted times ``min(T, horizon)``, s, by agent name."""
+    return {
+        name: stats.restricted_times(event_times(r, dt, horizon), r.captured, horizon)
+        for name, r in results.items()
+    }
+
+
 def summarize(
     results: dict[str, EpisodeResults],
     env_id: str,
@@ -153,11 +172,10 @@ def summarize(
     horizon = time_limit * dt
     labels = labels or {}
     agents: dict[str, Any] = {}
-    times: dict[str, np.ndarray] = {}
+    times = restricted_times_of(results, dt, horizon)
     for name, r in results.items():
         n = int(r.success.size)
-        t = np.where(r.captured, r.capture_step * dt, horizon)
-        times[name] = stats.restricted_times(t, r.captured, horizon)
+        t = event_times(r, dt, horizon)
         rate = stats.wilson_interval(int(r.success.sum()), n)
         median = stats.survival_median(t, r.captured, horizon)
         agents[name] = {
@@ -173,21 +191,7 @@ def summarize(
         }
         if r.outcomes:
             agents[name]["outcomes"] = {key: _mean_ci(values) for key, values in r.outcomes.items()}
-    paired: dict[str, Any] = {}
-    if "learned" in results:
-        for name in results:
-            if name == "learned":
-                continue
-            s = stats.paired_proportion_difference(
-                results["learned"].success.astype(float), results[name].success.astype(float)
-            )
-            d = stats.paired_difference(times["learned"], times[name])
-            paired[name] = {
-                "success_diff": s.mean,
-                "success_diff_ci95": [s.lo, s.hi],
-                "time_diff_s": d.mean,
-                "time_diff_ci95_s": [d.lo, d.hi],
-            }
+    paired = paired_differences(results, times, "learned") if "learned" in results else {}
     # The goal, what a success and the time mean: the task's metrics.
     metrics = get_task(env_id).metrics
     goal: dict[str, Any] = {}
@@ -224,6 +228,28 @@ def summarize(
         "paired_vs_learned": paired,
         "goal": goal,
     }
+
+
+def paired_differences(
+    results: dict[str, EpisodeResults], times: dict[str, np.ndarray], reference: str
+) -> dict[str, Any]:
+    """``reference`` minus each other agent on the same episodes: the success rate
+    (Newcombe's paired interval) and the restricted time (paired t), by agent name."""
+    paired: dict[str, Any] = {}
+    for name in results:
+        if name == reference:
+            continue
+        s = stats.paired_proportion_difference(
+            results[reference].success.astype(float), results[name].success.astype(float)
+        )
+        d = stats.paired_difference(times[reference], times[name])
+        paired[name] = {
+            "success_diff": s.mean,
+            "success_diff_ci95": [s.lo, s.hi],
+            "time_diff_s": d.mean,
+            "time_diff_ci95_s": [d.lo, d.hi],
+        }
+    return paired
 
 
 def _mean_ci(values: np.ndarray) -> dict[str, Any]:
@@ -395,6 +421,35 @@ def write_outputs(
     return paths
 
 
+def play_agents(
+    env_id: str,
+    policy: LearnedPolicy | None,
+    episodes: int,
+    seed: int,
+    env_kwargs: dict[str, Any] | None = None,
+) -> tuple[dict[str, EpisodeResults], dict[str, str]]:
+    """The learned ``policy`` (if given) and every scripted agent of its role, each on the
+    same ``episodes`` seeded episodes of the env of ``env_kwargs``: results and labels by
+    agent name, the learned one first."""
+    results: dict[str, EpisodeResults] = {}
+    labels: dict[str, str] = {}
+    if policy is not None:
+        results["learned"] = play_episodes(
+            env_id, lambda env, _seed: policy, episodes, seed, env_kwargs
+        )
+        labels["learned"] = agent_label("learned", env_id, policy)
+    for name in SCRIPTED_FOR_ENV[env_id]:
+        results[name] = play_episodes(
+            env_id,
+            lambda env, batch_seed, name=name: make_scripted(name, env, seed=batch_seed),
+            episodes,
+            seed,
+            env_kwargs,
+        )
+        labels[name] = agent_label(name, env_id)
+    return results, labels
+
+
 def run_comparison(
     env_id: str,
     policy: LearnedPolicy | None,
@@ -413,22 +468,7 @@ def run_comparison(
     probe = gym.make(env_id, **(env_kwargs or {}))
     cfg = probe.unwrapped.config
     probe.close()
-    results: dict[str, EpisodeResults] = {}
-    labels: dict[str, str] = {}
-    if policy is not None:
-        results["learned"] = play_episodes(
-            env_id, lambda env, _seed: policy, episodes, seed, env_kwargs
-        )
-        labels["learned"] = agent_label("learned", env_id, policy)
-    for name in SCRIPTED_FOR_ENV[env_id]:
-        results[name] = play_episodes(
-            env_id,
-            lambda env, batch_seed, name=name: make_scripted(name, env, seed=batch_seed),
-            episodes,
-            seed,
-            env_kwargs,
-        )
-        labels[name] = agent_label(name, env_id)
+    results, labels = play_agents(env_id, policy, episodes, seed, env_kwargs)
     summary = summarize(results, env_id, cfg.dt, cfg.time_limit, labels)
     if out is not None:
         summary["files"] = {
@@ -485,6 +525,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="team_pursuit: a model of the other role, so learned plays learned (the "
         "cross-play table gets a learned row and a learned column)",
     )
+    add_config_option(p)
     return p
 
 
@@ -498,6 +539,7 @@ class AgentsTable:
         """``python -m agents.compare``: the table, the paired differences and the files."""
         policy = None
         env_id = args.env  # --env, or the model's (main)
+        model_path = None
         if args.opponent_model is not None:
             raise UsageError("--opponent-model is for the team task (--env team_pursuit)")
         if not args.no_learned:
@@ -513,12 +555,15 @@ class AgentsTable:
                 model_path = args.model
                 if env_id is None:
                     env_id = read_model_metadata(model_path).get("env_id")
-            policy = load_policy(model_path, env_id, device=inference_device(args.device))
+        env_id = env_id or DEFAULT_ENV
+        config = played_config(model_path, args.config, env_id)
+        if model_path is not None:
+            device = inference_device(args.device)
+            policy = load_policy(model_path, env_id, device=device, env_kwargs=config)
             env_id = policy.env_id
             import torch
 
             torch.set_num_threads(1)  # small MLP, batched episodes: one thread is fastest
-        env_id = env_id or DEFAULT_ENV
         out = args.out or Path("runs") / "compare" / (
             f"{env_tag(env_id)}__{datetime.now().strftime('%Y%m%d-%H%M%S')}"
         )
@@ -531,7 +576,8 @@ class AgentsTable:
             args.episodes,
             args.seed,
             out,
-            extra={"model": str(policy.path) if policy else None},
+            env_kwargs=config,
+            extra={"model": str(policy.path) if policy else None, "config": config},
         )
         print(format_table(summary))
         print(
@@ -557,8 +603,11 @@ class AgentsTable:
         short = canonical_agent(agent, env_id)
         device = inference_device(args.device)
         model = None
-        if short == "learned" or args.side_by_side:
-            model = load_policy(args.model, env_id, device=device)
+        learned = short == "learned" or args.side_by_side
+        model_path = (args.model or default_model_path(env_id)) if learned else None
+        config = played_config(model_path, args.config, env_id)
+        if learned:
+            model = load_policy(model_path, env_id, device=device, env_kwargs=config)
             import torch
 
             torch.set_num_threads(1)
@@ -566,7 +615,9 @@ class AgentsTable:
             raise UsageError(f"--model is only used with --agent learned (got --agent {agent})")
         if args.human:
             try:
-                ep = play_episode(env_id, agent, args.seed, model, render_mode="human")
+                ep = play_episode(
+                    env_id, agent, args.seed, model, render_mode="human", env_kwargs=config
+                )
             except (PolicyLoadError, UsageError):
                 raise
             except Exception as exc:  # no display, pygame missing, ...
@@ -583,6 +634,7 @@ class AgentsTable:
             args.width,
             args.fps,
             device,
+            env_kwargs=config,
         )
         for ep in eps:
             print(f"{ep.label} on {ENV_SHORT[env_id]} seed {args.seed}: {ep.outcome}")
@@ -597,20 +649,23 @@ class AgentsTable:
         from agents.evaluation.episodes import render_gif
 
         t1 = time.perf_counter()
-        policy = load_policy(model_path, env_id, device="cpu")
+        config = played_config(model_path, None, env_id)
+        policy = load_policy(model_path, env_id, device="cpu", env_kwargs=config)
         summary = run_comparison(
             env_id,
             policy,
             int(opts["eval_episodes"]),
             int(opts["compare_seed"]),
             paths.root,
-            extra=extra,
+            env_kwargs=config,
+            extra={**extra, "config": config},
         )
         print()
         print(format_table(summary))
         compare_s = time.perf_counter() - t1
         if opts["gif"]:
-            render_gif(env_id, paths.gif, model=policy, seed=int(opts["compare_seed"]), side=True)
+            render_gif(env_id, paths.gif, model=policy, seed=int(opts["compare_seed"]), side=True,
+                       env_kwargs=config)  # fmt: skip
         return {
             "episodes": summary["episodes"],
             "seed": int(opts["compare_seed"]),
@@ -659,12 +714,12 @@ def model_env(args: Any) -> str | None:
     return args.env
 
 
-def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
-    prog = PROG
+def run_tool(prog: str, command: Callable[[], int]) -> int:
+    """``command()`` of a tool that plays models, its failures as one line on stderr: exit
+    status 2 for a usage mistake, 1 for a model that cannot be used or a file error, 130
+    for Ctrl-C."""
     try:
-        args.env = model_env(args)
-        return comparison_of(args.env).compare(args, prog)
+        return command()
     except (PolicyLoadError, UsageError) as exc:
         return cli.fail(prog, exc, 2 if isinstance(exc, UsageError) else 1)
     except ImportError as exc:
@@ -674,6 +729,16 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"{prog}: interrupted", file=sys.stderr)
         return 130
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+
+    def command() -> int:
+        args.env = model_env(args)
+        return comparison_of(args.env).compare(args, PROG)
+
+    return run_tool(PROG, command)
 
 
 if __name__ == "__main__":

@@ -39,6 +39,7 @@ from agents.evaluation.policies import (
     PolicyLoadError,
     UsageError,
     algo_class,
+    config_overrides,
     infer_algo,
     inference_device,
     models_dir,
@@ -62,6 +63,24 @@ def default_model_path(role: str = "pursuer") -> Path:
     """The shipped shared-parameter PPO model of ``role``:
     ``agents/models/team_pursuit_<role>_ppo.zip``."""
     return models_dir() / f"{ENV_NAME}_{role}_ppo.zip"
+
+
+#: The configuration names that the commands' role options (``--learned``, ``--agent``,
+#: ``--opponent-model``, ``--opponent-strategy``) set, so not ``--set``.
+ROLE_CHOICE = ("learned", "pursuer_strategy", "evader_strategy")
+
+
+def team_overrides(pairs: Any) -> dict[str, Any]:
+    """The team task's ``--set KEY=VALUE`` configuration (:func:`config_overrides`), the
+    roles' choice excepted (:class:`UsageError`)."""
+    overrides = config_overrides(pairs, ENV_NAME)
+    for key in ROLE_CHOICE:
+        if key in overrides:
+            raise UsageError(
+                f"--set {key}: the roles are chosen with --learned, --agent, --opponent-model "
+                "and --opponent-strategy"
+            )
+    return overrides
 
 
 # ----------------------------------------------------------------------- policies
@@ -490,6 +509,7 @@ def compare_main(args: Any, prog: str) -> int:
     from datetime import datetime
 
     policies: dict[str, LearnedPolicy] = {}
+    overrides = team_overrides(args.config)
     if not args.no_learned:
         device = inference_device(args.device)
         path = args.model
@@ -500,17 +520,21 @@ def compare_main(args: Any, prog: str) -> int:
                     f"no shipped team model at {path}; train one with `python train.py --env "
                     f"{ENV_NAME}` and pass --model, or compare the scripted teams (--no-learned)"
                 )
-        first = load_team_policy(path, device=device)
+        first = load_team_policy(path, device=device, config=overrides)
         policies[first.role] = first
         if Path(path).is_dir() and args.opponent_model is None:
             from agents.rllib.policy import read_rllib_metadata
 
             for module in read_rllib_metadata(path).get("modules", []):
                 if module not in policies:  # learned="both": both roles in one checkpoint
-                    policies[module] = load_team_policy(path, module, device=device)
+                    policies[module] = load_team_policy(
+                        path, module, device=device, config=overrides
+                    )
         if args.opponent_model is not None:
             other = "evader" if first.role == "pursuer" else "pursuer"
-            policies[other] = load_team_policy(args.opponent_model, other, device=device)
+            policies[other] = load_team_policy(
+                args.opponent_model, other, device=device, config=overrides
+            )
         import torch
 
         torch.set_num_threads(1)
@@ -523,6 +547,7 @@ def compare_main(args: Any, prog: str) -> int:
         raise UsageError(f"--out {out} exists and is not a folder")
     config = dict(next(iter(policies.values())).config) if policies else {}
     config.pop("learned", None)
+    config.update(overrides)
     t0 = time.perf_counter()
     summary = run_team_comparison(
         policies.get("pursuer"),
@@ -576,8 +601,9 @@ def final_team_comparison(
 
 
 def team_slots(opts: dict[str, Any]) -> int:
-    """Agents of the trained role per environment (``train.py``'s ``--learned``)."""
-    cfg = TASK.config()
+    """Agents of the trained role per environment (``train.py``'s ``--learned``, with its
+    ``--set`` configuration)."""
+    cfg = TASK.config(**(opts.get("config") or {}))
     return cfg.n_evaders if opts.get("learned") == "evaders" else cfg.n_pursuers
 
 
@@ -590,6 +616,7 @@ def render_main(args: Any) -> int:
 
     agent = args.agent.strip().lower()
     scripted = TASK.baselines["pursuer"]
+    overrides = team_overrides(args.config)
     if args.human:
         raise UsageError("--human is not available for team_pursuit: write a file (--out)")
     if agent != "learned" and agent not in scripted:
@@ -606,7 +633,8 @@ def render_main(args: Any) -> int:
                 f"no shipped team model at {path}; pass --model runs/<run>/model.zip "
                 f"(python train.py --env {ENV_NAME}) or a scripted team (--agent cooperative)"
             )
-        policy = load_team_policy(path, device=inference_device(args.device))
+        policy = load_team_policy(path, device=inference_device(args.device), config=overrides)
+        config = {**policy.config, **overrides}
         import torch
 
         torch.set_num_threads(1)
@@ -621,7 +649,7 @@ def render_main(args: Any) -> int:
                 other,
                 args.width,
                 args.fps,
-                policy.config,
+                config,
             )
         else:
             path, lines = render_team_animation(
@@ -632,11 +660,11 @@ def render_main(args: Any) -> int:
                 None,
                 args.width,
                 args.fps,
-                policy.config,
+                config,
             )
     else:
         path, lines = render_team_animation(
-            args.out, agent, "flow", args.seed, None, args.width, args.fps
+            args.out, agent, "flow", args.seed, None, args.width, args.fps, overrides
         )
     for line in lines:
         print(f"{line} (seed {args.seed})")

@@ -45,16 +45,19 @@ def play_episode(
     model: LearnedPolicy | str | os.PathLike[str] | None = None,
     render_mode: str = "rgb_array",
     device: str = "cpu",
+    env_kwargs: dict[str, Any] | None = None,
 ) -> Episode:
-    """Play one episode from ``seed`` with ``agent`` and collect its frames (none in
-    ``"human"`` mode, which draws to a window as it goes)."""
+    """Play one episode from ``seed`` with ``agent`` in the env of ``env_kwargs`` and
+    collect its frames (none in ``"human"`` mode, which draws to a window as it goes)."""
     import gymnasium as gym
 
     import steer_env  # noqa: F401
 
-    env = gym.make(env_id, render_mode=render_mode)
+    env = gym.make(env_id, render_mode=render_mode, **(env_kwargs or {}))
     try:
-        policy = make_policy(agent, env, env_id, model=model, seed=seed, device=device)
+        policy = make_policy(
+            agent, env, env_id, model=model, seed=seed, device=device, env_kwargs=env_kwargs
+        )
         label = agent_label(agent, env_id, policy)
         obs, _ = env.reset(seed=seed)
         frames: list[np.ndarray] = []
@@ -106,20 +109,24 @@ def render_gif(
     width: int | None = DEFAULT_WIDTH,
     fps: float = 10.0,
     device: str = "cpu",
+    env_kwargs: dict[str, Any] | None = None,
 ) -> tuple[Path, list[Episode]]:
     """Render ``agent`` (or, with ``side``, the learned and the classic agent on the same
-    seed side by side) to ``out``: a GIF, an MP4 or a PNG of the last frame, by extension
-    (:func:`steer_env.rendering.write_animation`; an unknown extension is refused before
-    any episode is played)."""
+    seed side by side) in the env of ``env_kwargs`` to ``out``: a GIF, an MP4 or a PNG of
+    the last frame, by extension (:func:`steer_env.rendering.write_animation`; an unknown
+    extension is refused before any episode is played)."""
     from steer_env.rendering import check_animation_path
 
     check_animation_path(out)
     if side:
         if isinstance(model, str | os.PathLike) or model is None:
-            model = load_policy(model, env_id, device=device)
-        eps = [play_episode(env_id, "learned", seed, model), play_episode(env_id, "classic", seed)]
+            model = load_policy(model, env_id, device=device, env_kwargs=env_kwargs)
+        eps = [
+            play_episode(env_id, "learned", seed, model, env_kwargs=env_kwargs),
+            play_episode(env_id, "classic", seed, env_kwargs=env_kwargs),
+        ]
         frames = side_by_side(episode_frames(eps[0], width), episode_frames(eps[1], width))
     else:
-        eps = [play_episode(env_id, agent, seed, model, device=device)]
+        eps = [play_episode(env_id, agent, seed, model, device=device, env_kwargs=env_kwargs)]
         frames = episode_frames(eps[0], width)
     return write_gif(frames, out, fps), eps

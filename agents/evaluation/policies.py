@@ -298,10 +298,11 @@ def make_policy(
     model: LearnedPolicy | str | os.PathLike[str] | None = None,
     seed: int | None = 0,
     device: str = "cpu",
+    env_kwargs: dict[str, Any] | None = None,
 ) -> Any:
     """A policy for ``env`` by agent name: ``learned`` uses ``model`` (a loaded
-    :class:`LearnedPolicy`, a path, or ``None`` for the shipped model), the others are
-    scripted (:func:`make_scripted`)."""
+    :class:`LearnedPolicy`, a path, or ``None`` for the shipped model, checked against the
+    env of ``env_kwargs``), the others are scripted (:func:`make_scripted`)."""
     short = canonical_agent(name, env_id)
     if short != "learned":
         return make_scripted(short, env, seed=seed)
@@ -309,7 +310,7 @@ def make_policy(
         if model.env_id != env_id:
             raise PolicyLoadError(f"{model.path} was loaded for {model.env_id}, not {env_id}")
         return model
-    return load_policy(model, env_id, device=device)
+    return load_policy(model, env_id, device=device, env_kwargs=env_kwargs)
 
 
 def safe_name(text: str) -> str:
@@ -336,6 +337,70 @@ def env_arg(text: str) -> str:
         return resolve_env_id(text)
     except UsageError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def config_pair(text: str) -> tuple[str, Any]:
+    """An argparse ``type`` for ``--set KEY=VALUE``: the name and the value read as JSON
+    where it parses (``50``, ``1.2``, ``true``), else as the text itself (``flow``)."""
+    key, sep, raw = text.partition("=")
+    key = key.strip()
+    if not sep or not key.isidentifier():
+        raise argparse.ArgumentTypeError(
+            f"bad --set {text!r}: use KEY=VALUE with a task configuration name, e.g. "
+            "--set n_sheep=50"
+        )
+    try:
+        value = json.loads(raw)
+    except json.JSONDecodeError:
+        value = raw
+    return key, value
+
+
+def config_overrides(pairs: Any, env: str) -> dict[str, Any]:
+    """The task configuration of ``--set KEY=VALUE`` options (``pairs``: what
+    :func:`config_pair` returned, or a dict already made of them), checked by the task of
+    ``env`` and, when ``env`` is a Gymnasium id, by building that env (Herding-v0 has one
+    dog): :class:`UsageError` naming the option for an unknown name or a value out of its
+    range."""
+    overrides = dict(pairs or {})
+    if not overrides:
+        return {}
+    task = next((t for t in REGISTRY.values() if env in (t.name, t.env_id)), None)
+    if task is None:
+        raise UsageError(f"unknown env {env!r}: use {task_names()}")
+    try:
+        task.config(**overrides)
+        if env == task.env_id:
+            import gymnasium as gym
+
+            import steer_env  # noqa: F401  (registers the env ids)
+
+            gym.make(env, **overrides).close()
+    except (TypeError, ValueError) as exc:
+        raise UsageError(f"--set: {exc}") from None
+    return overrides
+
+
+def add_config_option(parser: argparse.ArgumentParser) -> None:
+    """``--set KEY=VALUE`` (repeatable, ``dest="config"``) of the commands that play a task."""
+    parser.add_argument(
+        "--set",
+        dest="config",
+        action="append",
+        type=config_pair,
+        metavar="KEY=VALUE",
+        default=None,
+        help="a value of the task's configuration, e.g. --set n_sheep=50 (repeatable); a "
+        "model plays with the configuration it was trained with, these values replacing",
+    )
+
+
+def played_config(model: str | os.PathLike[str] | None, pairs: Any, env: str) -> dict[str, Any]:
+    """The configuration an episode is played with: ``model``'s (what ``train.py --set``
+    recorded in it; none without a model), the ``--set`` ``pairs`` replacing its values,
+    checked by the task (:func:`config_overrides`)."""
+    trained = read_model_metadata(model).get("config") if model is not None else None
+    return config_overrides({**(trained or {}), **dict(pairs or [])}, env)
 
 
 def resolve_device(requested: str, algo: str) -> str:

@@ -65,6 +65,9 @@ class LearnedPolicy:
         self.path = path
         self.metadata = metadata
         self.algo = str(metadata.get("algo", type(model).__name__)).lower()
+        #: The task configuration it was trained with (``train.py --set``): the commands
+        #: that play it build their envs with it.
+        self.config: dict[str, Any] = dict(metadata.get("config") or {})
 
     def predict(
         self,

@@ -36,6 +36,7 @@ from agents.evaluation.policies import (
     SCRIPTED_NAMES,
     PolicyLoadError,
     UsageError,
+    add_config_option,
     env_arg,
     task_names,
 )
@@ -84,6 +85,7 @@ def build_parser() -> Any:
     cli.add_width(p, DEFAULT_WIDTH)
     cli.add_fps(p, 10)
     cli.add_device(p, "cpu, fastest for one small network")
+    add_config_option(p)
     return p
 
 

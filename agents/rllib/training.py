@@ -138,9 +138,10 @@ def resolve_options(
 ) -> tuple[dict[str, Any], RunPaths, dict[str, Any]]:
     """The options of this run (``args``: train.py's, defaults filled in; or read from
     config.json on resume, ``given`` replacing the resumable ones)."""
-    for key in ("opponent_model", "opponent_strategy"):
+    for key in ("opponent_model", "opponent_strategy", "config"):
         if key in given:
-            raise UsageError(f"{run_options.flag(key)} is not available with --framework rllib")
+            flag = "--set" if key == "config" else run_options.flag(key)
+            raise UsageError(f"{flag} is not available with --framework rllib")
     if args.algo != "ppo":
         raise UsageError("--framework rllib trains PPO only (drop --algo)")
     if "n_envs" in given:

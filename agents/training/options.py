@@ -55,9 +55,13 @@ def team_only(option: str) -> str:
     return f"{flag(option)} is for the team task (--env team_pursuit)"
 
 
+#: Options whose flag is not their name's (``train.py``'s ``Args``).
+FLAGS = {"config": "--set", "eval_episodes": "--episodes"}
+
+
 def flag(option: str) -> str:
     """The command-line flag of an option name: ``n_envs`` -> ``--n-envs``."""
-    return "--" + option.replace("_", "-")
+    return FLAGS.get(option, "--" + option.replace("_", "-"))
 
 
 def resumed_run(

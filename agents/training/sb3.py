@@ -22,12 +22,14 @@ from agents.evaluation.cross_play import (
     LEARNED_ROLE,
     check_opponent_strategy,
     load_team_policy,
+    team_overrides,
     team_slots,
 )
 from agents.evaluation.policies import (
     METADATA_KEY,
     ON_POLICY,
     UsageError,
+    config_overrides,
     env_tag,
     resolve_device,
 )
@@ -204,7 +206,16 @@ def make_callbacks(
 #: Options a resumed run takes from its config.json unless given again.
 RESUMABLE = (*options.RESUMABLE, "device")
 #: Options fixed for the life of a run.
-FIXED = ("env", "algo", "n_envs", "seed", "learned", "opponent_model", "opponent_strategy")
+FIXED = (
+    "env",
+    "algo",
+    "n_envs",
+    "seed",
+    "learned",
+    "opponent_model",
+    "opponent_strategy",
+    "config",
+)
 #: Options of ``--framework rllib`` only.
 RLLIB_ONLY = ("address", "num_env_runners", "envs_per_runner", "num_learners")
 
@@ -250,6 +261,7 @@ def resolve_options(
             "timesteps": timesteps,
             "n_envs": args.n_envs or defaults.n_envs,
             "device": args.device,
+            "config": config_overrides(args.config, env),
             **options.new_run_options(args, timesteps),
             **setup.options(args),
         }
@@ -297,7 +309,8 @@ class SharedPolicySetup:
     model."""
 
     def check_options(self, given: dict[str, Any]) -> None:
-        """Every option applies."""
+        """Every option applies; the roles' choice has its own options, not ``--set``."""
+        team_overrides(given.get("config"))
 
     def options(self, args: Any) -> dict[str, Any]:
         """The trained role and the other role's opponent (a frozen model or a strategy)."""
@@ -339,7 +352,7 @@ class SharedPolicySetup:
                 n, seed=seed, role=role, opponent=opponent, **team_config, **env_kwargs
             )
 
-        return make_team_env, opponent, {"role": role, "config": {}}
+        return make_team_env, opponent, {"role": role}
 
 
 #: How SB3 trains a task, by its ``metrics.layout``.

@@ -10,6 +10,7 @@
 * ``fidelity-table``: the variants of ``python -m benchmarks.fidelity``
   (``benchmarks/results_fidelity.json``), one column pair per task.
 * ``baseline-table``: the scripted agents' success rates of one or more ``comparison.json``.
+* ``sweep-table``: a ``sweep.json`` that ``python -m agents.sweep`` writes, with its command.
 * ``team-table``: a team ``comparison.json`` (``python -m agents.compare`` on a team model,
   or the cross-play of ``python -m agents.team_league``) as pursuer teams x evaders.
 * ``behavior-card``: a behavior's picture (``docs/_static/behaviors/``, drawn by
@@ -488,12 +489,43 @@ class BehaviorCard(SphinxDirective):
         return container.children
 
 
+def sweep_markdown(path: str) -> str:
+    """A ``sweep.json`` as its table (:func:`agents.evaluation.sweep.format_rows`), then the
+    episodes, the intervals and the command that wrote it."""
+    from agents.evaluation.sweep import format_rows
+
+    data = json.loads((ROOT / path).read_text())
+    return "\n".join(
+        [
+            format_rows(data),
+            "",
+            f"{data['episodes']:,} paired episodes per agent and row from seed {data['seed']:,};"
+            " success with 95% Wilson intervals, times restricted to the time limit, paired "
+            f"differences with Newcombe's 95% interval. `{data['command']}` wrote `{path}`.",
+        ]
+    )
+
+
+class SweepTable(SphinxDirective):
+    """``{sweep-table} agents/models/herding_calibration_sweep.json``."""
+
+    required_arguments = 1
+
+    def run(self) -> list[nodes.Node]:
+        path = self.arguments[0]
+        self.env.note_dependency(str(ROOT / path))
+        container = nodes.container(classes=["sweep-table"])
+        self.state.nested_parse(StringList(sweep_markdown(path).splitlines()), 0, container)
+        return container.children
+
+
 def setup(app: Sphinx) -> dict[str, Any]:
     app.add_directive("env-card", EnvCard)
     app.add_directive("bench-table", BenchTable)
     app.add_directive("comparison-table", ComparisonTable)
     app.add_directive("fidelity-table", FidelityTable)
     app.add_directive("baseline-table", BaselineTable)
+    app.add_directive("sweep-table", SweepTable)
     app.add_directive("team-table", TeamTable)
     app.add_directive("behavior-card", BehaviorCard)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}
