@@ -148,3 +148,13 @@ def test_compare_cli_bad_input(tmp_path):
         assert text in line, (args, line)
         # one prefix for parser and runtime errors alike
         assert line.startswith("python -m agents.compare: error: "), line
+
+
+@pytest.mark.parametrize(
+    "env_id,event",
+    [(PURSUIT, "captured"), (EVASION, "caught"), ("steer_env/Herding-v0", "penned")],
+)
+def test_summary_says_how_each_task_censors_in_its_own_words(env_id, event):
+    agent = next(iter(compare.SCRIPTED_FOR_ENV[env_id]))
+    summary = summarize({agent: _results([True, False], [3, -1])}, env_id, 0.5, 10)
+    assert summary["censoring"].startswith(f"episodes not {event} count as the time limit")

@@ -194,6 +194,7 @@ def summarize(
     paired = paired_differences(results, times, "learned") if "learned" in results else {}
     # The goal, what a success and the time mean: the task's metrics.
     metrics = get_task(env_id).metrics
+    event = metrics.labels.get("event", "captured")  # the timed event, as a participle
     goal: dict[str, Any] = {}
     classic = SCRIPTED_FOR_ENV[env_id][0]  # the task's classic baseline
     if classic in paired:
@@ -214,9 +215,9 @@ def summarize(
         "dt_s": dt,
         "episodes": int(next(iter(results.values())).success.size),
         "censoring": (
-            "episodes without capture count as the time limit in restricted means and paired "
-            "time differences; mean_time_captured_s averages captured episodes only; "
-            "median_time_s is the Kaplan-Meier median (inf: fewer than half captured)"
+            f"episodes not {event} count as the time limit in restricted means and paired "
+            f"time differences; mean_time_captured_s averages the episodes {event} only; "
+            f"median_time_s is the Kaplan-Meier median (inf: fewer than half {event})"
         ),
         "ci_methods": {
             "success_rate": "Wilson score 95%",

@@ -40,8 +40,24 @@ from agents.evaluation.policies import (
     env_arg,
     task_names,
 )
+from steer_env.tasks import TASKS, TEAM_TASKS
 
 PROG = "python -m agents.render"
+
+
+def agent_help() -> str:
+    """``--agent``'s help, from the registry: each task's scripted agents of the learned
+    role (a team task's: its scripted teams of the first role)."""
+    parts = [f"{task.name}: {', '.join(task.baselines)}" for task in TASKS.values()]
+    for name, task in TEAM_TASKS.items():
+        if task.env_id is None:  # a team task without a single-agent form
+            role, teams = next(iter(task.baselines.items()))
+            parts.append(f"{name}: a scripted {role} team ({', '.join(teams)})")
+    return (
+        "learned (the default), or a scripted agent of the task ("
+        + "; ".join(parts)
+        + "; classic-pursuer, naive-pursuer and classic-evader name the task too)"
+    )
 
 
 def build_parser() -> Any:
@@ -51,12 +67,7 @@ def build_parser() -> Any:
         prog=PROG,
         description="Render an episode of a learned or scripted agent to a GIF or MP4.",
     )
-    p.add_argument(
-        "--agent",
-        default="learned",
-        help="learned, classic, naive, classic-pursuer, naive-pursuer, classic-evader; "
-        "team_pursuit: learned or a scripted team (reynolds, cooperative)",
-    )
+    p.add_argument("--agent", default="learned", help=agent_help())
     p.add_argument(
         "--model",
         type=Path,
