@@ -441,45 +441,44 @@ def bench_sb3_vecenv(adapter: str, n_envs: int, repeats: int, target_s: float) -
 
 # --------------------------------------------------------------------------- compile time
 _COMPILE_SNIPPET = """
-import time
+import sys, time
 t0 = time.perf_counter()
-import gymnasium as gym
-import numpy as np
-import steer_env
+from steer_env.warmup import warm
 t1 = time.perf_counter()
-for env_id in ("steer_env/Pursuit-v0", "steer_env/Evasion-v0"):
-    env = gym.make(env_id)
-    env.reset(seed=0)
-    env.step(np.zeros(2, dtype=np.float32))
-print(t1 - t0, time.perf_counter() - t1)
+seconds = warm([sys.argv[1]])
+print(t1 - t0, seconds[sys.argv[1]])
 """
 
 
-def bench_compile() -> list[Row]:
-    """First use of the step kernel in a fresh process: with an empty numba cache (compiles)
-    and again with the cache it wrote (loads)."""
+def bench_compile(names: list[str] | None = None) -> list[Row]:
+    """First use of each task (all its forms: :func:`steer_env.warmup.targets`) and of the
+    numpy library, each in a fresh process with an empty numba cache (it compiles what it
+    needs) and again with the cache that process wrote (it loads)."""
+    from steer_env.warmup import targets
+
     rows = []
-    with tempfile.TemporaryDirectory() as cache:
-        env = dict(os.environ, NUMBA_CACHE_DIR=cache)
-        for label in ("cold cache: compile", "warm cache: load"):
-            out = subprocess.run(
-                [sys.executable, "-c", _COMPILE_SNIPPET],
-                env=env,
-                capture_output=True,
-                text=True,
-                check=True,
-            )
-            imp, first = (float(x) for x in out.stdout.split())
-            rows.append(
-                Row(
-                    "compile",
-                    f"kernel first use, {label}",
-                    None,
-                    "s",
-                    [first],
-                    note=f"import steer_env {imp:.2f} s (numba loads lazily)",
+    for name in names or list(targets()):
+        with tempfile.TemporaryDirectory() as cache:
+            env = dict(os.environ, NUMBA_CACHE_DIR=cache)
+            for label in ("empty cache: compiles", "filled cache: loads"):
+                out = subprocess.run(
+                    [sys.executable, "-c", _COMPILE_SNIPPET, name],
+                    env=env,
+                    capture_output=True,
+                    text=True,
+                    check=True,
                 )
-            )
+                imp, first = (float(x) for x in out.stdout.split())
+                rows.append(
+                    Row(
+                        "compile",
+                        f"first use of {name}, {label}",
+                        None,
+                        "s",
+                        [first],
+                        note=f"python -m steer_env.warmup --tasks {name}; import {imp:.2f} s",
+                    )
+                )
     return rows
 
 

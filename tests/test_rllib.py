@@ -100,6 +100,9 @@ def test_two_node_training_checkpoint_and_compare(cluster, tmp_path):
     runners = config["sessions"][0]["env_runners"]
     assert sorted(r["worker_index"] for r in runners) == [1, 2]
     assert {r["node_id"] for r in runners} == node_ids  # one env runner on each node
+    # The driver and both env runners warmed the engine before the first sample.
+    warmup = config["sessions"][0]["warmup_s"]
+    assert len(warmup) == 3 and all(s >= 0 for s in warmup)
     assert config["sessions"][0]["end_timesteps"] >= 3000
     assert (run / "model" / "steer_env.json").is_file()
     assert (run / "eval" / "evaluations.npz").is_file()

@@ -248,6 +248,18 @@ def runner_location(runner: Any) -> dict[str, Any]:
     }
 
 
+def warm_task(task: str) -> Any:
+    """A function of an env runner that warms ``task``'s engine in its process
+    (:func:`steer_env.warmup.warm`) and returns the seconds it took."""
+
+    def run(runner: Any) -> float:
+        from steer_env.warmup import warm
+
+        return warm([task])[task]
+
+    return run
+
+
 def evaluate(algo: Any, env_id: str, episodes: int, seed: int) -> tuple[float, float]:
     """Success rate and mean length of ``episodes`` deterministic episodes of the current
     policy (seeds ``seed + k``), played in the driver on the native vector env."""
@@ -371,6 +383,12 @@ def train(
         hp=hp,
     )
     algo = config.build_algo()
+    # Every env runner (and the driver, which evaluates) compiles the task's engine, or
+    # loads it from numba's cache, before the first sample: no training iteration pays
+    # the first compile of a new node.
+    warmed = algo.env_runner_group.foreach_env_runner(
+        warm_task(task_of(env_id).name), local_env_runner=True
+    )
     if start:
         algo.restore_from_path(str(start[0].resolve()))
         run_options.print_resuming(paths, start[0], start_timesteps)
@@ -393,6 +411,8 @@ def train(
         "env_runners": algo.env_runner_group.foreach_env_runner(
             runner_location, local_env_runner=False
         ),
+        # Seconds each env runner's warm-up took (the driver's first).
+        "warmup_s": [round(float(s), 2) for s in warmed],
     }
     seeding = (
         "env i of runner w in session k resets with "

@@ -1,0 +1,90 @@
+"""``python -m steer_env.warmup``: in a fresh process with an empty numba cache it fills
+the cache, and a later process using that cache plays the same episode as this one."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import gymnasium as gym
+import numpy as np
+import pytest
+
+import steer_env  # noqa: F401
+from steer_env import warmup
+
+ROOT = Path(__file__).resolve().parents[1]
+
+EPISODE = """
+import json, sys
+import gymnasium as gym
+import numpy as np
+import steer_env
+env = gym.make("steer_env/Pursuit-v0")
+obs, _ = env.reset(seed=7)
+rows = [obs.tolist()]
+for k in range(25):
+    obs, *_ = env.step(np.array([np.cos(k), np.sin(k)], dtype=np.float32))
+    rows.append(obs.tolist())
+print(json.dumps(rows))
+"""
+
+
+def _env(cache: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("NUMBA_")}
+    return {**env, "NUMBA_CACHE_DIR": str(cache)}
+
+
+def _episode_here() -> list[list[float]]:
+    env = gym.make("steer_env/Pursuit-v0")
+    obs, _ = env.reset(seed=7)
+    rows = [obs.tolist()]
+    for k in range(25):
+        obs, *_ = env.step(np.array([np.cos(k), np.sin(k)], dtype=np.float32))
+        rows.append(obs.tolist())
+    return rows
+
+
+def test_warmup_fills_an_empty_cache_that_later_processes_use(tmp_path):
+    cache = tmp_path / "numba_cache"
+    r = subprocess.run(
+        [sys.executable, "-m", "steer_env.warmup", "--tasks", "pursuit"],
+        cwd=ROOT, env=_env(cache), capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    assert r.returncode == 0, r.stderr[-2000:]
+    lines = r.stdout.strip().splitlines()
+    assert lines[0].startswith("pursuit: ") and lines[-1].startswith("warm in ")
+    assert list(cache.rglob("*.nbi")), "the warm-up wrote no cache index"
+    # A later process loads that cache and plays exactly this process's episode.
+    r = subprocess.run(
+        [sys.executable, "-c", EPISODE], cwd=ROOT, env=_env(cache), capture_output=True,
+        text=True, timeout=600,
+    )  # fmt: skip
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert json.loads(r.stdout) == _episode_here()
+
+
+def test_every_task_of_the_registry_and_the_library_are_targets():
+    from steer_env.tasks import REGISTRY
+
+    assert list(warmup.targets()) == [*REGISTRY, warmup.LIBRARY]
+
+
+def test_an_unknown_target_is_refused_by_name():
+    with pytest.raises(ValueError, match="unknown warm-up target 'nope': use pursuit, "):
+        warmup.warm(["nope"])
+    r = subprocess.run(
+        [sys.executable, "-m", "steer_env.warmup", "--tasks", "nope"],
+        cwd=ROOT, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1 and "'nope'" in r.stderr
+
+
+def test_warm_reports_each_target():
+    seen = []
+    seconds = warmup.warm(["evasion"], lambda name, s: seen.append((name, s)))
+    assert list(seconds) == ["evasion"] and seen == [("evasion", seconds["evasion"])]
