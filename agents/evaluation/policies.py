@@ -335,8 +335,11 @@ def env_arg(text: str) -> str:
             return task.env_id or name
     try:
         return resolve_env_id(text)
-    except UsageError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
+    except UsageError:
+        ids = ", ".join(task.env_id for task in TASKS.values())
+        raise argparse.ArgumentTypeError(
+            f"unknown env {text!r}: use {task_names()} (or an env id: {ids})"
+        ) from None
 
 
 def config_pair(text: str) -> tuple[str, Any]:
