@@ -1,7 +1,7 @@
 #!/usr/bin/env python
 """Train a PPO (or SAC) agent on a steer-env task, then compare it with the scripted agents.
 
-    python train.py                                   # PPO pursuer on Pursuit-v0, < 5 min
+    python train.py                                   # PPO pursuer on Pursuit-v0, about 30 s
     python train.py --env evasion --timesteps 500000 --seed 0 --name evasion-baseline
     python train.py --algo sac --env pursuit          # SAC (4 envs by default)
     python train.py --resume --name <run>             # continue an interrupted run
@@ -155,7 +155,7 @@ def parse(argv: list[str] | None = None) -> tuple[Args, dict[str, Any]]:
         Args,
         prog=PROG,
         description="Train PPO/SAC on steer_env/Pursuit-v0 or Evasion-v0, then compare the "
-        "learned agent with the scripted ones. Defaults: PPO pursuer, < 5 min.",
+        "learned agent with the scripted ones. Defaults: PPO pursuer, about 30 s.",
         groups={"rllib": "RLlib (--framework rllib)"},
     )
     given = options.given_options(parser.parse_args(argv))

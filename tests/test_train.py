@@ -84,7 +84,7 @@ def test_train_resume_and_overwrite(tmp_path):
     cfg = json.loads((run / "config.json").read_text())
     assert cfg["status"] == "finished"
     assert cfg["options"]["timesteps"] == 2048 and cfg["options"]["n_envs"] == 4
-    assert cfg["hyperparameters"]["batch_size"] == 1024
+    assert cfg["hyperparameters"]["batch_size"] == 512  # the whole rollout: 4 envs x 128
     assert {"torch", "stable_baselines3", "gymnasium", "numpy"} <= set(cfg["versions"])
     _no_temp_files(run)
 
@@ -175,7 +175,7 @@ def test_ctrl_c_saves_checkpoint_and_resumes(tmp_path):
     found = latest_checkpoint(RunPaths(run))
     assert found is not None
     _, done = found
-    assert done >= 2048 and done % 1024 == 0  # whole rollouts of 4 envs x 256 steps
+    assert done >= 2048 and done % 512 == 0  # whole rollouts of 4 envs x 128 steps
     for ckpt in (run / "checkpoints").glob("ckpt_*.zip"):
         with zipfile.ZipFile(ckpt) as zf:
             assert zf.testzip() is None
