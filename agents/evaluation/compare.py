@@ -482,12 +482,8 @@ def run_comparison(
 PROG = "python -m agents.compare"
 
 
-def build_parser() -> argparse.ArgumentParser:
-    p = OneLineParser(
-        prog=PROG,
-        description="Compare a learned agent with the scripted agents of its role on the same "
-        "seeded episodes (success rate with Wilson CI, times, paired differences).",
-    )
+def add_model_options(p: argparse.ArgumentParser) -> None:
+    """``--model`` and ``--env`` of the tools that play a model against the baselines."""
     p.add_argument(
         "--model",
         type=Path,
@@ -500,6 +496,15 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help=f"{task_names()} (default: read from the model; pursuit if no model)",
     )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = OneLineParser(
+        prog=PROG,
+        description="Compare a learned agent with the scripted agents of its role on the same "
+        "seeded episodes (success rate with Wilson CI, times, paired differences).",
+    )
+    add_model_options(p)
     p.add_argument(
         "--episodes",
         type=positive_int,

@@ -35,6 +35,7 @@ from typing import Any
 from agents.evaluation.compare import (
     DEFAULT_ENV,
     DEFAULT_SEED,
+    add_model_options,
     model_env,
     paired_differences,
     play_agents,
@@ -49,12 +50,10 @@ from agents.evaluation.policies import (
     add_config_option,
     config_overrides,
     default_model_path,
-    env_arg,
     env_tag,
     inference_device,
     load_policy,
     played_config,
-    task_names,
 )
 from agents.evaluation.results import atomic_write_bytes, atomic_write_json, format_interval
 from agents.evaluation.stats import Interval
@@ -236,18 +235,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="NAME=V1,V2,...",
         help="a configuration parameter and its values, one row each (repeatable)",
     )
-    p.add_argument(
-        "--model",
-        type=Path,
-        default=None,
-        help="SB3 model zip (default: the shipped agents/models/<env>_ppo.zip)",
-    )
-    p.add_argument(
-        "--env",
-        type=env_arg,
-        default=None,
-        help=f"{task_names()} (default: read from the model; pursuit if no model)",
-    )
+    add_model_options(p)
     p.add_argument("--no-learned", action="store_true", help="the scripted agents only")
     p.add_argument(
         "--episodes",
