@@ -13,9 +13,11 @@ from hypothesis import strategies as st
 
 import steer_env  # noqa: F401  (registers the ids)
 from steer_env.engine.features import Feature, FeatureGroup, FeatureTable
-from steer_env.envs import team_pursuit_v0
+from steer_env.envs import herding_v0, team_pursuit_v0
 from steer_env.envs.evasion import EvasionEnv
+from steer_env.envs.herding import HerdingEnv
 from steer_env.envs.pursuit import PursuitEnv
+from steer_env.rules import herding as herding_rules
 from steer_env.rules import pursuit_evasion as pe
 from steer_env.tasks import get_task
 from steer_env.tasks.team_pursuit import TEAM_PURSUIT
@@ -34,6 +36,11 @@ def _contains(doc: str, table: str) -> bool:
 @pytest.mark.parametrize("env_class", [PursuitEnv, EvasionEnv])
 def test_single_agent_docstrings_show_the_feature_table(env_class):
     assert _contains(env_class.__doc__, pe.FEATURES.markdown(omit=("teammate",)))
+
+
+def test_herding_docstrings_show_the_feature_table():
+    assert _contains(HerdingEnv.__doc__, herding_rules.FEATURES.markdown({"sheep": "K"}, ("dog",)))
+    assert _contains(herding_v0.__doc__, herding_rules.FEATURES.rst({"dog": "D", "sheep": "K"}))
 
 
 def test_team_docstring_shows_the_feature_table():

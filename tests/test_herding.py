@@ -17,6 +17,7 @@ from steer_env import behaviors
 from steer_env.engine.batch import Batch, VehicleSpec
 from steer_env.engine.strategy import Behavior, Strategy
 from steer_env.envs.sb3 import make_sb3_vec_env
+from steer_env.rules import herding as herding_rules
 from steer_env.tasks import REGISTRY
 
 TASK = REGISTRY["herding"]
@@ -214,6 +215,51 @@ def test_behavior_rejects_bad_herding_parameters(bad):
 
 
 # --------------------------------------------------------------------------- the env
+def test_the_observed_target_is_strombom_s_point_from_the_observed_flock():
+    """The observation's target group is Strömbom's collect/drive point: recomputed from
+    the same observation's flock centre, farthest sheep and pen with the numpy
+    ``shepherd_target`` (the kernel the compiled writer calls), it agrees to float32
+    precision, and the flag says which of the two it is; both occur in a played episode."""
+    env = gym.make_vec(ID, num_envs=16, vectorization_mode="vector_entry_point")
+    cfg = env.unwrapped.config
+    world = TASK.world(cfg)
+    features = herding_rules.FEATURES
+    at = {
+        name: features.position(world, group, feature)
+        for name, (group, feature) in {
+            "pen": ("pen", "offset_forward"),
+            "centre": ("flock", "centre_forward"),
+            "farthest": ("flock", "farthest_forward"),
+            "target": ("target", "target_forward"),
+            "collecting": ("target", "collecting"),
+        }.items()
+    }
+    diag = cfg.arena_size * math.sqrt(2.0)
+    policy = TASK.scripted_policy("strombom", cfg)
+    obs, _ = env.reset(seed=3)
+    seen = set()
+    for _ in range(120):
+        o = obs.astype(np.float64)
+
+        def vec(key, o=o):
+            return o[:, at[key] : at[key] + 2] * diag
+
+        want, collecting = behaviors.shepherd_target(
+            vec("centre"), vec("farthest"), vec("pen"),
+            cfg.collect_distance, cfg.repulsion_distance, cfg.drive_distance,
+        )  # fmt: skip
+        inside = np.all(np.abs(want) < 0.99 * diag, axis=1)
+        # The centre and the straggler are float32 in the observation: a straggler within
+        # a hair of the collect limit may fall on either side; compare where it does not.
+        far = np.hypot(*(vec("farthest") - vec("centre")).T)
+        clear = inside & (np.abs(far - cfg.collect_distance) > 0.05)
+        np.testing.assert_allclose(vec("target")[clear], want[clear], atol=0.01)
+        np.testing.assert_array_equal(o[clear, at["collecting"]], collecting[clear])
+        seen.update(collecting[clear].tolist())
+        obs, *_ = env.step(policy.predict(obs)[0])
+    assert seen == {True, False}
+
+
 def test_gymnasium_and_sb3_checkers_pass():
     from gymnasium.utils.env_checker import check_env
 
@@ -246,15 +292,22 @@ def test_invariants_over_an_episode():
 
 
 def _potential(env, cfg) -> float:
-    """The documented phi of the env's current flock, from its positions."""
-    sheep = env.unwrapped.positions[1:]
+    """The documented phi of the env's current flock and dog, from its positions."""
+    dog, sheep = env.unwrapped.positions[0], env.unwrapped.positions[1:]
     centre = sheep.mean(axis=0)
     pen = np.array([cfg.pen_x, cfg.pen_y])
     distance = np.linalg.norm(centre - pen)
-    spread = np.linalg.norm(sheep - centre, axis=1).mean()
+    offsets = np.linalg.norm(sheep - centre, axis=1)
+    spread = offsets.mean()
     penned = np.mean(np.linalg.norm(sheep - pen, axis=1) <= cfg.pen_radius)
-    away = (distance + cfg.spread_weight * spread) / (cfg.arena_size * math.sqrt(2))
-    return cfg.shaping_scale * (cfg.penned_weight * penned - away)
+    diagonal = cfg.arena_size * math.sqrt(2)
+    away = (distance + cfg.spread_weight * spread) / diagonal
+    target, _ = behaviors.shepherd_target(
+        centre, sheep[np.argmax(offsets)], pen,
+        cfg.collect_distance, cfg.repulsion_distance, cfg.drive_distance,
+    )  # fmt: skip
+    near = np.linalg.norm(dog - target) / diagonal
+    return cfg.shaping_scale * (cfg.penned_weight * penned - away - cfg.target_weight * near)
 
 
 @pytest.mark.parametrize("terminal_potential", [False, True])

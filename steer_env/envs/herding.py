@@ -38,9 +38,9 @@ class HerdingEnv(SteerEnv):
 
     ## Observation Space
 
-    ``Box(-1, 1, (19 + 5 * K,), float32)``, in the dog's frame, with ``K =
+    ``Box(-1, 1, (24 + 5 * K,), float32)``, in the dog's frame, with ``K =
     min(observed_sheep, n_sheep)`` slots for the nearest sheep, nearest first (K = 5 and
-    46 values by default):
+    49 values by default):
 
     | Index | Observation | Min | Max |
     |-------|-------------|-----|-----|
@@ -59,23 +59,31 @@ class HerdingEnv(SteerEnv):
     | 17 + 5K | mean distance of the sheep to the flock centre / arena_size | 0 | 1 |
     | 18 + 5K, 19 + 5K | offset to the sheep farthest from the flock centre / arena diagonal | -1 | 1 |
     | 20 + 5K | fraction of the sheep inside the pen | 0 | 1 |
+    | 21 + 5K, 22 + 5K | offset to Strömbom's collect or drive point / arena diagonal | -1 | 1 |
+    | 23 + 5K | 1 while Strömbom's dog would collect a straggler, 0 while it would drive | 0 | 1 |
 
     ## Rewards
 
     * ``success``: ``success_reward`` (10) on the step the flock is penned.
     * ``shaping`` (``reward_shaping=True``): potential-based, ``shaping_gamma * phi(s') -
       phi(s)`` with ``phi = shaping_scale * (penned_weight * penned_fraction - (d +
-      spread_weight * spread) / diagonal)``, ``d`` the flock centre's distance to the pen
-      centre, ``spread`` the sheep's mean distance to the flock centre and ``phi = 0`` in
-      terminal states, so an episode's shaped return is its unshaped return minus
-      ``phi(s_0)`` (Ng, Harada and Russell 1999). ``shaping_gamma`` is 1 by default (the
-      terms are differences of the potential). The defaults (``shaping_scale`` 10,
-      ``penned_weight`` 3, ``success_reward`` 10) make a metre of the flock's progress
-      worth about 0.07 and every sheep penned about 1.2, so that progress stands out of
-      the noise of a dog's first, random moves. With ``terminal_potential=True`` the final state keeps its
-      ``phi``: the shaped return gains ``shaping_gamma^T * phi(s_T)``, so a flock left
-      nearer the pen, tighter or partly penned pays even when the episode is not a
-      success (this changes which policy is optimal; the default does not).
+      spread_weight * spread + target_weight * t) / diagonal)``, ``d`` the flock centre's
+      distance to the pen centre, ``spread`` the sheep's mean distance to the flock
+      centre, ``t`` the dog's distance to Strömbom's target point (where his dog would
+      go: observed, see above) and ``phi = 0`` in terminal states, so an episode's shaped
+      return is its unshaped return minus ``phi(s_0)`` (Ng, Harada and Russell 1999): the
+      shaping guides exploration and leaves the optimal policy unchanged.
+      ``shaping_gamma`` is 1 by default (the terms are differences of the potential). The
+      defaults (``shaping_scale`` 10, ``penned_weight`` 3, ``target_weight`` 1,
+      ``success_reward`` 10) make a metre of the flock's progress worth about 0.07, a
+      metre of the dog towards Strömbom's point as much, and every sheep penned about
+      1.2. Without the target term (``target_weight=0``) a dog's first, random moves
+      mostly scatter the flock, and whether PPO ever finds the pen depends on the seed;
+      with it the dog first learns to go where the heuristic would, then to beat it.
+      With ``terminal_potential=True`` the final state keeps its ``phi``: the shaped
+      return gains ``shaping_gamma^T * phi(s_T)``, so a flock left nearer the pen,
+      tighter or partly penned pays even when the episode is not a success (this changes
+      which policy is optimal; the default does not).
 
     The terms are reported in ``info["reward_success"]`` and ``info["reward_shaping"]``.
 
@@ -141,7 +149,7 @@ class HerdingEnv(SteerEnv):
     | ``start_spread``, ``flock_pen_distance``, ``dog_start_distance`` | m | 40, 40, 20 |
     | ``observed_sheep`` | integer in [1, 1000] | 5 |
     | ``max_observed_dogs`` | -1 (``n_dogs - 1``) or [0, n_dogs - 1] | -1 |
-    | ``success_reward``, ``shaping_scale``, ``spread_weight``, ``penned_weight`` | [0, 10^6] | 10, 10, 1, 3 |
+    | ``success_reward``, ``shaping_scale``, ``spread_weight``, ``penned_weight``, ``target_weight`` | [0, 10^6] | 10, 10, 1, 3, 1 |
     | ``reward_shaping`` | True / False | True |
     | ``shaping_gamma`` | (0, 1] | 1 |
     | ``terminal_potential`` | True / False | False |
@@ -160,7 +168,7 @@ class HerdingEnv(SteerEnv):
     >>> env = gym.make("steer_env/Herding-v0")
     >>> obs, info = env.reset(seed=0)
     >>> obs.shape
-    (46,)
+    (49,)
     """
 
     task: ClassVar[HerdingTask] = HERDING

@@ -18,13 +18,14 @@ slot per dog (parameter sharing).
 agents             ``dog_0..D-1``; nobody leaves the game before the episode ends
 action space       ``Box(-1, 1, (2,), float32)`` per dog: steering force in the dog's
                    frame (forward, side) in units of its max force; magnitude clipped to 1
-observation space  ``Box(-1, 1, (19 + 5 (D' + K),), float32)`` per dog, in its frame: own
+observation space  ``Box(-1, 1, (24 + 5 (D' + K),), float32)`` per dog, in its frame: own
                    velocity, walls, time, ``D' = n_dogs - 1`` slots for the other dogs and
                    ``K = min(observed_sheep, n_sheep)`` for the nearest sheep (nearest
-                   first), the pen's offset and the flock's summary (51 values for two
-                   dogs)
+                   first), the pen's offset, the flock's summary and Strömbom's target
+                   point (54 values for two dogs)
 reward             the same for every dog: ``success_reward`` on the step the flock is
-                   penned, plus the potential-based flock shaping
+                   penned, plus the potential-based shaping (the flock's progress,
+                   and each dog's distance to Strömbom's target point)
 episode end        at least ``success_fraction`` of the sheep in the pen, or
                    ``time_limit`` steps (``max_cycles``): both terminations;
                    ``truncations`` are always False
@@ -38,28 +39,30 @@ state              ``state()``: every vehicle's position, velocity and in-game f
 
 The observation of a dog, in its frame (``D`` other-dog slots, then ``K`` sheep slots):
 
-========================== =================================================================== === ===
-Index                      Observation                                                         Min Max
-========================== =================================================================== === ===
-0, 1                       own velocity (forward, side) / max speed                            -1  1
-2, 3                       offset to the nearest point of the west wall / arena_size           -1  1
-4, 5                       ... east wall                                                       -1  1
-6, 7                       ... south wall                                                      -1  1
-8, 9                       ... north wall                                                      -1  1
-10                         elapsed time: 2 * step / time_limit - 1                             -1  1
-11 + 5k + 0, 1             dog k position relative to the agent / arena diagonal               -1  1
-11 + 5k + 2, 3             dog k velocity relative to the agent / (sum of max speeds)          -1  1
-11 + 5k + 4                1 if slot k holds a dog, 0 if it is padding                         0   1
-11 + 5D + 5k + 0, 1        sheep k position relative to the agent / arena diagonal             -1  1
-11 + 5D + 5k + 2, 3        sheep k velocity relative to the agent / (sum of max speeds)        -1  1
-11 + 5D + 5k + 4           1 if slot k holds a sheep, 0 if it is padding                       0   1
-11 + 5D + 5K, 12 + 5D + 5K offset to the pen's centre / arena diagonal                         -1  1
-13 + 5D + 5K, 14 + 5D + 5K offset to the flock's centre (mean position) / arena diagonal       -1  1
-15 + 5D + 5K, 16 + 5D + 5K flock's mean velocity relative to the agent / (sum of max speeds)   -1  1
-17 + 5D + 5K               mean distance of the sheep to the flock centre / arena_size         0   1
-18 + 5D + 5K, 19 + 5D + 5K offset to the sheep farthest from the flock centre / arena diagonal -1  1
-20 + 5D + 5K               fraction of the sheep inside the pen                                0   1
-========================== =================================================================== === ===
+========================== ======================================================================== === ===
+Index                      Observation                                                              Min Max
+========================== ======================================================================== === ===
+0, 1                       own velocity (forward, side) / max speed                                 -1  1
+2, 3                       offset to the nearest point of the west wall / arena_size                -1  1
+4, 5                       ... east wall                                                            -1  1
+6, 7                       ... south wall                                                           -1  1
+8, 9                       ... north wall                                                           -1  1
+10                         elapsed time: 2 * step / time_limit - 1                                  -1  1
+11 + 5k + 0, 1             dog k position relative to the agent / arena diagonal                    -1  1
+11 + 5k + 2, 3             dog k velocity relative to the agent / (sum of max speeds)               -1  1
+11 + 5k + 4                1 if slot k holds a dog, 0 if it is padding                              0   1
+11 + 5D + 5k + 0, 1        sheep k position relative to the agent / arena diagonal                  -1  1
+11 + 5D + 5k + 2, 3        sheep k velocity relative to the agent / (sum of max speeds)             -1  1
+11 + 5D + 5k + 4           1 if slot k holds a sheep, 0 if it is padding                            0   1
+11 + 5D + 5K, 12 + 5D + 5K offset to the pen's centre / arena diagonal                              -1  1
+13 + 5D + 5K, 14 + 5D + 5K offset to the flock's centre (mean position) / arena diagonal            -1  1
+15 + 5D + 5K, 16 + 5D + 5K flock's mean velocity relative to the agent / (sum of max speeds)        -1  1
+17 + 5D + 5K               mean distance of the sheep to the flock centre / arena_size              0   1
+18 + 5D + 5K, 19 + 5D + 5K offset to the sheep farthest from the flock centre / arena diagonal      -1  1
+20 + 5D + 5K               fraction of the sheep inside the pen                                     0   1
+21 + 5D + 5K, 22 + 5D + 5K offset to Strömbom's collect or drive point / arena diagonal             -1  1
+23 + 5D + 5K               1 while Strömbom's dog would collect a straggler, 0 while it would drive 0   1
+========================== ======================================================================== === ===
 
 Arguments (keyword, validated; ``ValueError`` names the argument and its range): every
 field of :class:`~steer_env.tasks.herding.HerdingConfig` (see ``steer_env/Herding-v0``'s

@@ -133,6 +133,7 @@ class HerdingConfig:
     terminal_potential: bool = False  #: the final state keeps its potential (see the env)
     spread_weight: float = 1.0  #: weight of the flock's spread in the potential
     penned_weight: float = 3.0  #: weight of the fraction penned in the potential
+    target_weight: float = 1.0  #: weight of each dog's distance to Strömbom's target point
     # Metrics.
     group_radius: float = 5.0  #: sheep this close are one group (fragmentation), m
     # The scripted dogs.
@@ -200,6 +201,7 @@ RANGES: dict[str, Range] = field_ranges(
         "success_reward": WEIGHT,
         "spread_weight": WEIGHT,
         "penned_weight": WEIGHT,
+        "target_weight": WEIGHT,
         "group_radius": _LENGTH,
         "flank_angle": (float, 0.0, math.pi / 2, True),
     },
@@ -481,7 +483,7 @@ class HerdingTask(TaskSpec, SingleAgentInfos, TeamInfos):
     )
     training: Mapping[str, Mapping[str, Any]] = field(
         default_factory=lambda: training.table(
-            ppo=training.defaults(15_000_000, 16, HERDING_PPO),
+            ppo=training.defaults(6_000_000, 16, HERDING_PPO),
             sac=training.defaults(200_000, 4, training.SB3_SAC),
             rllib_ppo=training.defaults(2_000_000, 32, training.RLLIB_PPO),
         )
@@ -528,6 +530,9 @@ class HerdingTask(TaskSpec, SingleAgentInfos, TeamInfos):
             flock_pen_distance=cfg.flock_pen_distance,
             dog_start_distance=cfg.dog_start_distance,
             group_radius=cfg.group_radius,
+            collect_distance=cfg.collect_distance,
+            collect_offset=cfg.repulsion_distance,
+            drive_distance=cfg.drive_distance,
             success_reward=cfg.success_reward,
             shaping=cfg.reward_shaping,
             shaping_scale=cfg.shaping_scale,
@@ -535,6 +540,7 @@ class HerdingTask(TaskSpec, SingleAgentInfos, TeamInfos):
             terminal_potential=cfg.terminal_potential,
             spread_weight=cfg.spread_weight,
             penned_weight=cfg.penned_weight,
+            target_weight=cfg.target_weight,
         )
 
     def agent_names(self, cfg: HerdingConfig) -> list[str]:

@@ -22,7 +22,8 @@
   shares (own velocity, walls, time, the other dogs and the nearest sheep in slots:
   :mod:`steer_env.engine.egocentric`), then the pen's offset and the flock's summary
   (centre offset and velocity, spread, the offset of the sheep farthest from the centre,
-  the fraction penned).
+  the fraction penned), and Strömbom's target point (where his dog would go, and whether
+  it would collect or drive).
 * **Outcome** (at the end of each episode, :data:`ENV_RESULT`): whether it succeeded and
   on which step, the fraction penned, the flock's cohesion, fragmentation and
   polarisation, the dogs' path length and their control efficiency.
@@ -91,7 +92,23 @@ FLOCK = FeatureGroup(
         (1, "fraction of the sheep inside the pen"),
     ),
 )
-FEATURES = FeatureTable((SELF, DOG_SLOTS, SHEEP_SLOTS, PEN, FLOCK))
+#: Where Strömbom's dog would go (:func:`steer_env.behaviors.shepherd_target`, the one
+#: definition the scripted ``strombom`` dog also steers to): the heuristic's own summary of
+#: the flock, in the dog's frame, and whether it says "collect" (a straggler is beyond
+#: ``r_a N^(2/3)``) or "drive".
+TARGET = FeatureGroup(
+    "target",
+    (
+        Feature("target_forward", "Strömbom's target point offset, forward / arena diagonal"),
+        Feature("target_side", "Strömbom's target point offset, side / arena diagonal"),
+        Feature("collecting", "1 while Strömbom's dog would collect, 0 while it would drive", 0.0),
+    ),
+    rows=(
+        (2, "offset to Strömbom's collect or drive point / arena diagonal"),
+        (1, "1 while Strömbom's dog would collect a straggler, 0 while it would drive"),
+    ),
+)
+FEATURES = FeatureTable((SELF, DOG_SLOTS, SHEEP_SLOTS, PEN, FLOCK, TARGET))
 
 # Positions the compiled writer uses (constants there), from the start of their group.
 PEN_OFFSET = PEN.index("offset_forward")
@@ -100,7 +117,10 @@ FLOCK_VELOCITY = FLOCK.index("velocity_forward")
 FLOCK_SPREAD = FLOCK.index("spread")
 FLOCK_FARTHEST = FLOCK.index("farthest_forward")
 FLOCK_PENNED = FLOCK.index("penned")
+TARGET_OFFSET = TARGET.index("target_forward")
+TARGET_COLLECTING = TARGET.index("collecting")
 PEN_WIDTH = PEN.width
+FLOCK_WIDTH = FLOCK.width
 
 # --------------------------------------------------------------------------- records
 #: The world record the compiled stages read. ``dt`` and ``half_size`` are the engine's;
@@ -131,6 +151,10 @@ WORLD = np.dtype(
         ("flock_pen_distance", "f8"),  # m, flock centre from the pen centre at the start
         ("dog_start_distance", "f8"),  # m, each dog from the flock centre at the start
         ("group_radius", "f8"),  # m, sheep this close are connected (fragmentation)
+        ("collect_distance", "f8"),  # m, Strömbom's r_a N^(2/3): beyond it the dog collects
+        ("collect_offset", "f8"),  # m, the collect point beyond the straggler (r_a)
+        ("drive_distance", "f8"),  # m, the drive point behind the flock centre (r_a sqrt N)
+        ("target_weight", "f8"),  # weight of the dog's distance to Strömbom's point
     ],
     align=True,
 )
@@ -206,6 +230,9 @@ class World:
     flock_pen_distance: float
     dog_start_distance: float
     group_radius: float
+    collect_distance: float
+    collect_offset: float
+    drive_distance: float
     success_reward: float = 1.0
     shaping: bool = True
     shaping_scale: float = 1.0
@@ -213,6 +240,7 @@ class World:
     terminal_potential: bool = False
     spread_weight: float = 1.0
     penned_weight: float = 1.0
+    target_weight: float = 0.0
 
     @property
     def rules(self) -> ModuleType:

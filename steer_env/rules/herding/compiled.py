@@ -14,6 +14,7 @@ import math
 
 import numpy as np
 
+from steer_env.core.behaviors import shepherd_target
 from steer_env.core.jit import engine_inline_kernel, engine_kernel, kernel
 from steer_env.core.physics import MIN_HEADING_SPEED
 from steer_env.core.streams import uniform_draw
@@ -33,12 +34,15 @@ from steer_env.rules.herding import (
     FLOCK_PENNED,
     FLOCK_SPREAD,
     FLOCK_VELOCITY,
+    FLOCK_WIDTH,
     PEN_OFFSET,
     PEN_WIDTH,
     RESET_DRAWS_PER_ENV,
     RESET_DRAWS_PER_VEHICLE,
     SHEEP,
     START_CANDIDATES,
+    TARGET_COLLECTING,
+    TARGET_OFFSET,
 )
 
 
@@ -93,6 +97,27 @@ def potential_of(world, distance, spread, penned_fraction):
     spread) / diagonal)``."""
     away = (distance + world.spread_weight * spread) / world.diagonal
     return world.shaping_scale * (world.penned_weight * penned_fraction - away)
+
+
+@engine_kernel
+def dog_potential(world, flock_potential, dog_x, dog_y, tx, ty):
+    """A dog's shaping potential: the flock's, minus ``shaping_scale * target_weight *
+    |dog - t| / diagonal`` for Strömbom's target point ``t`` (the dog is drawn towards where
+    the heuristic would go; the potential's differences leave the optimal policy
+    unchanged)."""
+    near = length(dog_x - tx, dog_y - ty) / world.diagonal
+    return flock_potential - world.shaping_scale * world.target_weight * near
+
+
+@engine_kernel
+def strombom_point(world, cx, cy, far_x, far_y):
+    """Strömbom's target ``(tx, ty, collecting)`` for a flock centred at ``(cx, cy)`` whose
+    farthest sheep is at ``(far_x, far_y)``, driven to the pen
+    (:func:`steer_env.core.behaviors.shepherd_target`)."""
+    return shepherd_target(
+        cx, cy, far_x, far_y, world.pen_x, world.pen_y,
+        world.collect_distance, world.collect_offset, world.drive_distance,
+    )  # fmt: skip
 
 
 @engine_kernel
@@ -193,7 +218,7 @@ def settle(
             episode.dog_path += length(
                 pos[e, i, 0] - before[i, 0, b], pos[e, i, 1] - before[i, 1, b]
             )
-        cx, cy, _, _, spread, _, penned = flock_summary(e, pos, vel, vehicles, world)
+        cx, cy, _, _, spread, far, penned = flock_summary(e, pos, vel, vehicles, world)
         distance = length(cx - world.pen_x, cy - world.pen_y)
         success = penned >= world.penned_needed
         timed_out = steps >= world.time_limit
@@ -216,14 +241,17 @@ def settle(
             res_env.control_efficiency = progress / ran if ran > 0 else 0.0
         else:
             clear_outcome(res_env)
-        new = 0.0
-        if world.shaping and (world.terminal_potential or not done):
-            new = potential_of(world, distance, spread, penned / max(n_sheep, 1))
+        keeps = world.shaping and (world.terminal_potential or not done)
+        flock_phi = potential_of(world, distance, spread, penned / max(n_sheep, 1))
+        tx, ty, _ = strombom_point(world, cx, cy, pos[e, far, 0], pos[e, far, 1])
         reward_success = world.success_reward if success else 0.0
         for a in range(k):
             res = results[e, a]
             shaping = 0.0
             if world.shaping:
+                i = agent_index[a]
+                new = dog_potential(world, flock_phi, pos[e, i, 0], pos[e, i, 1], tx, ty)
+                new = new if keeps else 0.0
                 # phi = 0 in terminal states: the shaping terms of an episode sum
                 # (discounted by shaping_gamma) to exactly -phi(start). With
                 # terminal_potential the final state keeps its phi, and they sum to
@@ -251,10 +279,11 @@ def clear_outcome(res_env):
 def observe_rows(envs, state, vehicles, world, agent_index, obs, dist, order):
     """Observations of every learned dog of environments ``envs`` into ``obs[envs]``: the
     egocentric head (:func:`~steer_env.engine.step.observe_egocentric`), then the pen and
-    the flock in the dog's frame; all clipped to their bounds."""
+    the flock in the dog's frame, and Strömbom's target point; all clipped to their bounds."""
     pos, vel, head = state.position, state.velocity, state.heading
     pen_at = SELF_WIDTH + OTHER_WIDTH * (world.observed_teammates + world.observed_opponents)
     flock_at = pen_at + PEN_WIDTH
+    target_at = flock_at + FLOCK_WIDTH
     diag = world.diagonal
     for q in range(envs.shape[0]):
         e = envs[q]
@@ -267,6 +296,7 @@ def observe_rows(envs, state, vehicles, world, agent_index, obs, dist, order):
         for j in range(pos.shape[1]):
             if vehicles[j].team == SHEEP:
                 n_sheep += 1
+        tx, ty, collecting = strombom_point(world, cx, cy, pos[e, far, 0], pos[e, far, 1])
         for a in range(agent_index.shape[0]):
             i = agent_index[a]
             row = obs[e, a]
@@ -287,6 +317,10 @@ def observe_rows(envs, state, vehicles, world, agent_index, obs, dist, order):
             row[flock_at + FLOCK_FARTHEST] = clip_unit(f / diag)
             row[flock_at + FLOCK_FARTHEST + 1] = clip_unit(s / diag)
             row[flock_at + FLOCK_PENNED] = penned / max(n_sheep, 1)
+            f, s = to_local(tx - px, ty - py, hx, hy)
+            row[target_at + TARGET_OFFSET] = clip_unit(f / diag)
+            row[target_at + TARGET_OFFSET + 1] = clip_unit(s / diag)
+            row[target_at + TARGET_COLLECTING] = 1.0 if collecting else 0.0
 
 
 @engine_kernel
@@ -362,7 +396,7 @@ def reset_env(e, state, vehicles, world, agent_index):
         state.capture_step[e, i] = -1
     state.counter[e] = counter + np.uint64(RESET_DRAWS_PER_ENV + n * RESET_DRAWS_PER_VEHICLE)
     state.steps[e] = 0
-    cx, cy, _, _, spread, _, penned = flock_summary(
+    cx, cy, _, _, spread, far, penned = flock_summary(
         e, state.position, state.velocity, vehicles, world
     )
     distance = length(cx - world.pen_x, cy - world.pen_y)
@@ -373,9 +407,12 @@ def reset_env(e, state, vehicles, world, agent_index):
     for j in range(n):
         if vehicles[j].team == SHEEP:
             n_sheep += 1
-    phi = potential_of(world, distance, spread, penned / max(n_sheep, 1)) if world.shaping else 0.0
+    flock_phi = potential_of(world, distance, spread, penned / max(n_sheep, 1))
+    tx, ty, _ = strombom_point(world, cx, cy, pos[far, 0], pos[far, 1])
     for a in range(agent_index.shape[0]):
-        state.potential[e, a] = phi
+        i = agent_index[a]
+        phi = dog_potential(world, flock_phi, pos[i, 0], pos[i, 1], tx, ty)
+        state.potential[e, a] = phi if world.shaping else 0.0
 
 
 # --------------------------------------------------------------------------- entry points
