@@ -223,8 +223,12 @@ def train(opts: dict[str, Any], paths: RunPaths, previous: dict[str, Any], resum
     make_env, opponent, meta_extra = sb3.env_factory(opts, env_kwargs)
     n_eval = int(opts["periodic_eval_episodes"])
     train_env = VecMonitor(make_env(n_envs, session))
-    eval_env = VecMonitor(make_env(min(10, n_eval), EVAL_SEED + seed))
+    eval_env = VecMonitor(make_env(sb3.eval_envs(env_id, n_eval), EVAL_SEED + seed))
     assert train_env.num_envs == slots
+
+    # ---- The engine compiles on its first use (a fresh install): pay it, or load it from
+    # the cache, before the training clock starts, and say so when it was a compile.
+    warmup_s = sb3.warm_engine(env_id)
 
     # ---- Model: new, or the latest checkpoint with this run's seed.
     cls = algo_class(algo)
@@ -237,7 +241,7 @@ def train(opts: dict[str, Any], paths: RunPaths, previous: dict[str, Any], resum
         options.print_resuming(paths, start[0], start_timesteps)
     else:
         model = cls("MlpPolicy", train_env, seed=session, device=device, verbose=0,
-                    tensorboard_log=tb, **hp)  # fmt: skip
+                    tensorboard_log=tb, **sb3.model_kwargs(hp))  # fmt: skip
     meta = {
         "env_id": env_id,
         "algo": algo,
@@ -249,7 +253,8 @@ def train(opts: dict[str, Any], paths: RunPaths, previous: dict[str, Any], resum
         "versions": versions(),
         **meta_extra,
     }
-    run.begin(start_timesteps, hp, meta["versions"], resolved={"device_resolved": device})
+    run.begin(start_timesteps, hp, meta["versions"], resolved={"device_resolved": device},
+              session={"warmup_s": round(warmup_s, 2)})  # fmt: skip
 
     # ---- Learn until the budget, Ctrl-C or a second Ctrl-C.
     remaining = total - start_timesteps

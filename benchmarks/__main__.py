@@ -15,7 +15,7 @@ Physics sub-steps per env-step (``agent-substeps/s = agent-steps/s * substeps``)
 1, MPE2 1, VMAS simple_tag 10.
 
 Sections (``--sections``, comma-separated; default all): single, vector, memory, sync, floor,
-flock, sb3, rllib, peers, compile, team, torchrl, herding. ``--quick`` shortens every
+flock, sb3, rllib, peers, compile, team, torchrl, herding, training. ``--quick`` shortens every
 measurement (for smoke tests). The ``rllib`` section (``benchmarks/rllib_bench.py``) needs
 ``pip install "steer-env[rllib]"``. The ``team`` section (``benchmarks/team.py``) measures the
 team pursuit task (3 pursuers + 1 evader, 4 vehicles) against VMAS ``simple_tag``, MPE2
@@ -26,7 +26,10 @@ repeat by repeat. The ``torchrl`` section (``benchmarks/torchrl_bench.py``, need
 ``SerialEnv`` and ``ParallelEnv`` of single envs, interleaved repeat by repeat. The
 ``herding`` section (``benchmarks/herding.py``) measures the herding batch (1 dog + 25 sheep
 per env, ``--herding-n-envs`` envs) against VMAS ``flocking`` in vehicle-steps per second,
-with the single env and the PettingZoo ``parallel_env`` beside it.
+with the single env and the PettingZoo ``parallel_env`` beside it. The ``training`` section
+(``benchmarks/training.py``) trains the default PPO pursuer through the native adapter and
+through ``make_vec_env`` and reports the training seconds to 90% and 95% capture on
+held-out episodes.
 """
 
 from __future__ import annotations
@@ -55,6 +58,7 @@ SECTIONS = (
     "team",
     "torchrl",
     "herding",
+    "training",
 )
 DEFAULT_JSON = Path(__file__).resolve().parent / "results.json"
 #: Where ``--quick`` writes without ``--json`` (git-ignored).
@@ -540,10 +544,27 @@ def ratios(rows: list[Any], args: argparse.Namespace) -> list[dict[str, Any]]:
             _find(rows, "sb3", n, "PPO Pursuit, native"),
         )
     )
+    for t in ("90%", "95%"):
+        n_train = training_envs()
+        out.append(
+            _ratio(
+                f"PPO seconds to {t} capture, make_vec_env / native adapter",
+                n_train,
+                _find(rows, "training", n_train, f"make_vec_env: seconds to {t}"),
+                _find(rows, "training", n_train, f"native: seconds to {t}"),
+            )
+        )
     out.extend(team_ratios(rows, args))
     out.extend(torchrl_ratios(rows, args))
     out.extend(herding_ratios(rows, args))
     return [q for q in out if q is not None]
+
+
+def training_envs() -> int:
+    """The envs of the training section's runs (the default PPO pursuer's)."""
+    from agents.training.defaults import training_defaults
+
+    return training_defaults("ppo", "pursuit").n_envs
 
 
 def torchrl_ratios(rows: list[Any], args: argparse.Namespace) -> list[dict[str, Any] | None]:
@@ -786,6 +807,16 @@ def run(args: argparse.Namespace) -> tuple[list[Any], list[dict[str, Any]]]:
         from benchmarks import herding
 
         herding.run(args.herding_n_envs, r, t, add)
+    if "training" in want:
+        if peers.have("stable_baselines3"):
+            from benchmarks import training
+
+            for row in training.rows("pursuit", quick=args.quick):
+                add(row)
+        else:
+            from benchmarks.common import Missing
+
+            add(Missing("training", "PPO", None, 'not installed (pip install "steer-env[train]")'))
     return rows, ratios(rows, args)
 
 

@@ -218,9 +218,9 @@ def test_documented_entry_points_run_without_a_deprecation_warning(entry):
 
 def test_old_default_tables_resolve_with_a_warning_and_keep_their_values():
     """The tables that moved into TRAINING_DEFAULTS read as they did (their first-release
-    values, written out here), so the default runs did not change; but for the default run
-    (PPO on pursuit: 229,376 timesteps on 32 envs of 128 steps, 10 epochs), which they
-    read as TRAINING_DEFAULTS holds it."""
+    values, written out here), so the default runs did not change; but for PPO on pursuit
+    (229,376 timesteps on 32 envs of 128 steps, 8 epochs) and on evasion (229,376 timesteps),
+    which they read as TRAINING_DEFAULTS holds them."""
     import agents.rllib_team
     import agents.rllib_training
     import agents.training
@@ -228,7 +228,7 @@ def test_old_default_tables_resolve_with_a_warning_and_keep_their_values():
     old = {
         (agents.training, "DEFAULT_TIMESTEPS"): {
             ("ppo", "pursuit"): 229_376,
-            ("ppo", "evasion"): 500_000,
+            ("ppo", "evasion"): 229_376,
             ("ppo", "team_pursuit"): 1_000_000,
             ("sac", "pursuit"): 50_000,
             ("sac", "evasion"): 50_000,
@@ -254,7 +254,7 @@ def test_old_default_tables_resolve_with_a_warning_and_keep_their_values():
         assert got == value, (module.__name__, name)
     with pytest.warns(DeprecationWarning):
         ppo = agents.training.HYPERPARAMS["ppo"]
-    assert ppo["n_steps"] == 128 and ppo["batch_size"] == 1024 and ppo["n_epochs"] == 10
+    assert ppo["n_steps"] == 128 and ppo["batch_size"] == 1024 and ppo["n_epochs"] == 8
     with pytest.warns(DeprecationWarning):
         hyperparameters = agents.training.hyperparameters
     assert hyperparameters("ppo", 2, 1000)["batch_size"] == 256  # a divisor of 128 x 2

@@ -151,3 +151,16 @@ def test_readme_herding_tables_are_the_shipped_sweeps(name):
     for line in format_rows(data, compact=True).splitlines():
         assert line in TEXT, line
     assert f"`{data['command']}`" in TEXT
+
+
+def test_readme_time_to_threshold_is_the_training_results_file():
+    """The README's seconds to 95% capture are ``benchmarks/results_training_pursuit.json``'s,
+    for both adapters, with the timesteps they took."""
+    data = json.loads((ROOT / "benchmarks" / "results_training_pursuit.json").read_text())
+    runs = {r["adapter"]: r["reached"]["95%"] for r in data["runs"] if r["seed"] == 0}
+    native, dummy = runs["native"], runs["make_vec_env"]
+    assert f"after {native['seconds']:.1f} s of training through the native adapter" in TEXT
+    assert f"{dummy['seconds']:.1f} s through\n`make_vec_env`" in TEXT
+    if native["timesteps"] == dummy["timesteps"]:
+        assert f"on the same {native['timesteps']:,} timesteps" in TEXT
+    assert "`python -m benchmarks.training`" in TEXT

@@ -115,6 +115,8 @@ def test_train_resume_and_overwrite(tmp_path):
     cfg = json.loads((run / "config.json").read_text())
     assert [s["start_timesteps"] for s in cfg["sessions"]] == [0, 2048]
     assert cfg["sessions"][-1]["end_timesteps"] == 4096
+    # Each session loaded (or compiled) the engine before its training clock started.
+    assert all(isinstance(s["warmup_s"], float) and s["warmup_s"] >= 0 for s in cfg["sessions"])
     assert cfg["options"]["n_envs"] == 4 and cfg["options"]["timesteps"] == 4096
     assert [p.name for p in (run / "tb").iterdir()] == ["PPO_1"]
     gif = run / "episode.gif"

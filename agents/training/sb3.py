@@ -70,6 +70,28 @@ def hyperparameters(algo: str, env_id: str, n_envs: int, timesteps: int) -> dict
     return hp
 
 
+#: ``policy_kwargs["activation_fn"]`` by name (the tables and ``config.json`` hold JSON).
+ACTIVATIONS = {"tanh": "Tanh", "relu": "ReLU"}
+
+
+def model_kwargs(hp: dict[str, Any]) -> dict[str, Any]:
+    """The keyword arguments of SB3's constructor for hyperparameters ``hp``: an
+    ``activation_fn`` named in ``policy_kwargs`` (``"relu"``, ``"tanh"``) becomes the torch
+    module class. ``ValueError`` naming the accepted names for another."""
+    kwargs = dict(hp.get("policy_kwargs") or {})
+    name = kwargs.get("activation_fn")
+    if isinstance(name, str):
+        if name not in ACTIVATIONS:
+            accepted = ", ".join(ACTIVATIONS)
+            raise ValueError(f"policy_kwargs activation_fn must be one of {accepted}, got {name!r}")
+        import torch
+
+        kwargs["activation_fn"] = getattr(torch.nn, ACTIVATIONS[name])
+    if not kwargs:
+        return dict(hp)
+    return {**hp, "policy_kwargs": kwargs}
+
+
 def model_timesteps(path: Path) -> int | None:
     """``num_timesteps`` stored in an SB3 zip (None if unreadable)."""
     import zipfile
@@ -289,6 +311,10 @@ class SingleAgentSetup:
     def agent_slots(self, opts: dict[str, Any]) -> int:
         return int(opts["n_envs"])
 
+    def eval_envs(self, episodes: int) -> int:
+        """One env per periodic-evaluation episode: every episode in one batch."""
+        return episodes
+
     def env_factory(
         self, opts: dict[str, Any], env_kwargs: dict[str, Any]
     ) -> tuple[Callable[[int, int], Any], Any, dict[str, Any]]:
@@ -330,6 +356,11 @@ class SharedPolicySetup:
 
     def agent_slots(self, opts: dict[str, Any]) -> int:
         return int(opts["n_envs"]) * team_slots(opts)
+
+    def eval_envs(self, episodes: int) -> int:
+        """At most 10 team envs: each holds several SB3 slots, and SB3's evaluation spreads
+        its episodes over the slots."""
+        return min(10, episodes)
 
     def env_factory(
         self, opts: dict[str, Any], env_kwargs: dict[str, Any]
@@ -376,6 +407,28 @@ def env_factory(
     task, the frozen opponent model of a team run (or None) and what the model's metadata
     adds for it (:data:`SETUPS`)."""
     return setup_of(opts["env"]).env_factory(opts, env_kwargs)
+
+
+def eval_envs(env: str, episodes: int) -> int:
+    """Envs of the periodic evaluation's env of ``episodes`` episodes (:data:`SETUPS`)."""
+    return setup_of(env).eval_envs(episodes)
+
+
+#: A warm-up longer than this was a compile, which the run reports.
+COMPILE_NOTE_S = 5.0
+
+
+def warm_engine(env: str) -> float:
+    """Compile (or load from numba's cache) the engine of the task of ``env`` in this
+    process (:func:`steer_env.warmup.warm`): the seconds it took, printed when it was a
+    compile (a fresh install, or an engine edited since the cache was written)."""
+    from steer_env.warmup import warm
+
+    name = task_of(env).name
+    seconds = warm([name])[name]
+    if seconds > COMPILE_NOTE_S:
+        print(f"compiled the {name} engine in {seconds:.1f} s (first use; cached from now on)")
+    return seconds
 
 
 def progress_bar(opts: dict[str, Any], prog: str) -> bool:

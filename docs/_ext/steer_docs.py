@@ -11,6 +11,8 @@
   (``benchmarks/results_fidelity.json``), one column pair per task.
 * ``baseline-table``: the scripted agents' success rates of one or more ``comparison.json``.
 * ``sweep-table``: a ``sweep.json`` that ``python -m agents.sweep`` writes, with its command.
+* ``training-table``: a results file of ``python -m benchmarks.training`` (time to a
+  success threshold, or ``--search``), with its command and machine.
 * ``team-table``: a team ``comparison.json`` (``python -m agents.compare`` on a team model,
   or the cross-play of ``python -m agents.team_league``) as pursuer teams x evaders.
 * ``behavior-card``: a behavior's picture (``docs/_static/behaviors/``, drawn by
@@ -519,6 +521,48 @@ class SweepTable(SphinxDirective):
         return container.children
 
 
+def training_markdown(path: str) -> str:
+    """A ``python -m benchmarks.training`` results file as its table
+    (:func:`benchmarks.training.threshold_table` or :func:`~benchmarks.training.search_table`),
+    then how it was measured and the command that wrote it."""
+    from benchmarks import training
+
+    data = json.loads((ROOT / path).read_text())
+    m = data["machine"]
+    where = (
+        f"{m['cpu']}, {m['cores']} cores, load {m['load_average_1_5_15min']}; "
+        f"`{data['command']}` wrote `{path}`."
+    )
+    if data["mode"] == "search":
+        how = (
+            f"Success on {data['episodes']:,} held-out paired episodes (seeds from "
+            f"{data['eval_seed']:,}) per training seed, with the lowest 95% Wilson lower bound "
+            "over the seeds; training seconds exclude the evaluation."
+        )
+        return "\n".join([training.search_table(data), "", how + " " + where])
+    how = (
+        f"{data['env_id']}, the default PPO hyperparameters on {data['n_envs']} envs, "
+        f"{data['timesteps']:,} timesteps per run, seeds "
+        f"{', '.join(str(r['seed']) for r in data['runs'] if r['adapter'] == 'native')}; "
+        f"evaluated every {data['eval_every']:,} timesteps on {data['episodes']:,} held-out "
+        "paired episodes with the clock stopped (seconds are training seconds)."
+    )
+    return "\n".join([training.threshold_table(data), "", how + " " + where])
+
+
+class TrainingTable(SphinxDirective):
+    """``{training-table} benchmarks/results_training.json``."""
+
+    required_arguments = 1
+
+    def run(self) -> list[nodes.Node]:
+        path = self.arguments[0]
+        self.env.note_dependency(str(ROOT / path))
+        container = nodes.container(classes=["training-table"])
+        self.state.nested_parse(StringList(training_markdown(path).splitlines()), 0, container)
+        return container.children
+
+
 def setup(app: Sphinx) -> dict[str, Any]:
     app.add_directive("env-card", EnvCard)
     app.add_directive("bench-table", BenchTable)
@@ -526,6 +570,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.add_directive("fidelity-table", FidelityTable)
     app.add_directive("baseline-table", BaselineTable)
     app.add_directive("sweep-table", SweepTable)
+    app.add_directive("training-table", TrainingTable)
     app.add_directive("team-table", TeamTable)
     app.add_directive("behavior-card", BehaviorCard)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}

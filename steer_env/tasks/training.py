@@ -23,7 +23,10 @@ SB3_PPO: Mapping[str, Any] = {
     "gae_lambda": 0.95,
     "clip_range": 0.2,
     "ent_coef": 0.0,
-    "policy_kwargs": {"net_arch": [64, 64]},
+    # SB3's Adam settings (eps 1e-5), with torch's fused Adam: the same update in one
+    # kernel per step instead of a loop over the parameters (about a tenth of a PPO
+    # update of these small networks on a CPU).
+    "policy_kwargs": {"net_arch": [64, 64], "optimizer_kwargs": {"eps": 1e-5, "fused": True}},
 }
 #: stable-baselines3 SAC.
 SB3_SAC: Mapping[str, Any] = {

@@ -1,0 +1,100 @@
+"""``python -m benchmarks.training``: PPO's time to a success threshold through the native
+adapter and through ``make_vec_env``, and the hyperparameter search behind the default,
+run for real at a tiny budget."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from agents.training import sb3
+from agents.training.defaults import training_defaults
+from benchmarks import training
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _run(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "benchmarks.training", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+
+
+def test_first_reaching_is_the_first_point_at_or_above_the_threshold():
+    curve = [
+        {"timesteps": 10, "seconds": 1.0, "success": 0.5},
+        {"timesteps": 20, "seconds": 2.0, "success": 0.95},
+        {"timesteps": 30, "seconds": 3.0, "success": 0.99},
+    ]
+    assert training.first_reaching(curve, 0.9)["timesteps"] == 20
+    assert training.first_reaching(curve, 0.95)["timesteps"] == 20
+    assert training.first_reaching(curve, 0.995) is None
+
+
+def test_the_search_starts_from_train_py_s_default_and_repeats_no_configuration():
+    for task in ("pursuit", "evasion"):
+        found = training.candidates(task)
+        d = training_defaults("ppo", task)
+        hp = sb3.hyperparameters("ppo", training.task_defaults(task)[0], d.n_envs, d.timesteps)
+        first = found[0]
+        assert first.name == "default"
+        assert first.hyperparameters(hp) == hp and first.n_envs == d.n_envs
+        assert all(c.timesteps == d.timesteps for c in found)
+        shapes = [
+            (c.n_envs, c.n_steps, c.batch_size, c.n_epochs, c.learning_rate, c.activation)
+            for c in found
+        ]
+        assert len(set(shapes)) == len(shapes)
+
+
+def test_time_to_threshold_trains_both_adapters_and_writes_the_curves(tmp_path):
+    out = tmp_path / "training.json"
+    proc = _run(
+        "--timesteps", "8192", "--episodes", "20", "--eval-every", "4096", "--json", str(out)
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    result = json.loads(out.read_text())
+    assert result["command"].startswith("python -m benchmarks.training --timesteps 8192")
+    runs = {r["adapter"]: r for r in result["runs"]}
+    assert set(runs) == {"native", "make_vec_env"}
+    for run in runs.values():
+        curve = run["curve"]
+        steps = [p["timesteps"] for p in curve]
+        assert steps == sorted(set(steps)) and steps[-1] == run["timesteps"] >= 8192
+        seconds = [p["seconds"] for p in curve]
+        assert seconds == sorted(seconds) and seconds[0] > 0
+        assert all(p["success"] in {k / 20 for k in range(21)} for p in curve)
+        for threshold in training.THRESHOLDS:
+            point = run["reached"][f"{threshold:.0%}"]
+            assert point == training.first_reaching(curve, threshold)
+            assert point is None or point["success"] >= threshold
+    assert "native adapter" in proc.stdout and "make_vec_env" in proc.stdout
+
+
+def test_search_scores_every_candidate_for_every_seed(tmp_path):
+    out = tmp_path / "search.json"
+    proc = _run(
+        "--search", "--seeds", "0", "--timesteps", "4096", "--episodes", "10", "--json", str(out)
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    result = json.loads(out.read_text())
+    names = [row["candidate"]["name"] for row in result["rows"]]
+    assert names == [c.name for c in training.candidates("pursuit")]
+    for row in result["rows"]:
+        (run,) = row["runs"]
+        lo, hi = run["wilson"]
+        assert 0 <= lo <= run["success"] <= hi <= 1 and run["train_s"] > 0
+        assert row["candidate"]["name"] in proc.stdout
+
+
+def test_bad_input_is_one_line():
+    proc = _run("--seeds", "x")
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    (line,) = proc.stderr.strip().splitlines()
+    assert line.startswith("python -m benchmarks.training: error: ") and "--seeds" in line
