@@ -98,3 +98,19 @@ def test_bad_input_is_one_line():
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
     (line,) = proc.stderr.strip().splitlines()
     assert line.startswith("python -m benchmarks.training: error: ") and "--seeds" in line
+
+
+def test_an_activation_named_in_the_hyperparameters_becomes_the_torch_module():
+    import pytest
+    import torch
+
+    hp = {"n_steps": 8, "policy_kwargs": {"net_arch": [4], "activation_fn": "relu"}}
+    kwargs = sb3.model_kwargs(hp)
+    assert kwargs["policy_kwargs"] == {"net_arch": [4], "activation_fn": torch.nn.ReLU}
+    assert hp["policy_kwargs"]["activation_fn"] == "relu"  # the JSON-able table is untouched
+    assert sb3.model_kwargs({"n_steps": 8}) == {"n_steps": 8}
+    with pytest.raises(ValueError, match="activation_fn must be one of tanh, relu, got 'gelu'"):
+        sb3.model_kwargs({"policy_kwargs": {"activation_fn": "gelu"}})
+    relu = training.candidates("pursuit")[0]
+    relu = type(relu)(**{**relu.__dict__, "activation": "relu"})
+    assert relu.hyperparameters({"policy_kwargs": {}})["policy_kwargs"] == {"activation_fn": "relu"}
