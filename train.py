@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import random
 import sys
 import time
 from dataclasses import dataclass, field
@@ -198,15 +197,8 @@ def train(opts: dict[str, Any], paths: RunPaths, previous: dict[str, Any], resum
 
     # ---- Seeding, CleanRL style: everything random is seeded here, before it is created.
     # A resumed session draws a fresh seed from (seed, timesteps done), below 2**32.
-    import numpy as np
-    import torch
-
     session = session_seed(seed, start_timesteps)
-    random.seed(session)
-    np.random.seed(session)  # noqa: NPY002  (legacy global RNG, as SB3 seeds it)
-    torch.manual_seed(session)
-    torch.backends.cudnn.deterministic = True
-    torch.set_num_threads(int(opts["threads"]))  # 1 is fastest for these small MLPs
+    sb3.seed_everything(session, int(opts["threads"]))
 
     # ---- Envs: the native batched vector env; the team task trains one SB3 slot per agent
     # of the learned role. Potential-based shaping leaves the optimal policy unchanged only

@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import random
 import statistics
 import sys
 import time
@@ -127,23 +126,17 @@ def candidates(task: str) -> list[Candidate]:
     return out
 
 
-def _seed_everything(seed: int) -> None:
-    import torch
-
-    random.seed(seed)
-    np.random.seed(seed)  # noqa: NPY002  (legacy global RNG, as SB3 seeds it)
-    torch.manual_seed(seed)
-    torch.set_num_threads(1)
-
-
 def _make_env(env_id: str, adapter: str, n_envs: int, seed: int, env_kwargs: dict[str, Any]) -> Any:
+    """``train.py``'s training env (:func:`agents.training.sb3.env_factory` under
+    ``VecMonitor``), or ``make_vec_env``'s ``DummyVecEnv`` of single envs."""
     from stable_baselines3.common.env_util import make_vec_env
     from stable_baselines3.common.vec_env import VecMonitor
 
-    from steer_env.envs.sb3 import make_sb3_vec_env
+    from agents.training import sb3
 
     if adapter == "native":
-        return VecMonitor(make_sb3_vec_env(env_id, n_envs=n_envs, seed=seed, **env_kwargs))
+        make, _, _ = sb3.env_factory({"env": env_id}, env_kwargs)
+        return VecMonitor(make(n_envs, seed))
     if adapter == "make_vec_env":
         return make_vec_env(env_id, n_envs=n_envs, seed=seed, env_kwargs=env_kwargs)
     raise ValueError(f"adapter must be 'native' or 'make_vec_env', got {adapter!r}")
@@ -178,7 +171,7 @@ def train_and_watch(
 
     from agents.training import sb3
 
-    _seed_everything(seed)
+    sb3.seed_everything(seed)
     env_kwargs = {"shaping_gamma": float(hp.get("gamma", 0.99))}
     venv = _make_env(env_id, adapter, n_envs, seed, env_kwargs)
     model = PPO("MlpPolicy", venv, seed=seed, device="cpu", verbose=0, **sb3.model_kwargs(hp))

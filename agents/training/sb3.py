@@ -70,6 +70,22 @@ def hyperparameters(algo: str, env_id: str, n_envs: int, timesteps: int) -> dict
     return hp
 
 
+def seed_everything(seed: int, threads: int = 1) -> None:
+    """Seed every random source a training run draws from, before any is created (CleanRL
+    style): Python's, numpy's legacy global generator (SB3 seeds it too) and torch's, with
+    deterministic cuDNN and ``threads`` torch CPU threads (1 is fastest for these small
+    networks on 2 cores)."""
+    import random
+
+    import torch
+
+    random.seed(seed)
+    np.random.seed(seed)  # noqa: NPY002  (legacy global RNG, as SB3 seeds it)
+    torch.manual_seed(seed)
+    torch.backends.cudnn.deterministic = True
+    torch.set_num_threads(int(threads))
+
+
 #: ``policy_kwargs["activation_fn"]`` by name (the tables and ``config.json`` hold JSON).
 ACTIVATIONS = {"tanh": "Tanh", "relu": "ReLU"}
 
