@@ -84,9 +84,16 @@ class Args:
     opponent_model: Path | None = field(default=None, metadata=doc(
         "team_pursuit: a trained model of the other role, frozen, to train against (a best "
         "response to it)", type=Path))
+    opponent_pool: Path | None = field(default=None, metadata=doc(
+        "team_pursuit: a pool file of the other role (scripted strategies and models with "
+        "weights, agents.evaluation.mixture): each env plays a member drawn at each reset",
+        type=Path))
     opponent_strategy: str | None = field(default=None, metadata=doc(
         "team_pursuit: the other role's scripted strategy (pursuers: reynolds, cooperative; "
         "evader: flow; default the task's: reynolds / flow)"))
+    init_model: Path | None = field(default=None, metadata=doc(
+        "start from this model's network and weights (a model of the same task, algorithm and "
+        "role) instead of a new network; this run's hyperparameters", type=Path))
     config: dict[str, Any] | None = field(default=None, metadata=doc(
         "a value of the task's configuration, e.g. --set n_sheep=50 (repeatable); the model "
         "records it, and comparing or rendering the model uses it",
@@ -231,6 +238,16 @@ def train(opts: dict[str, Any], paths: RunPaths, previous: dict[str, Any], resum
         if algo not in sb3.ON_POLICY and paths.replay_buffer.is_file():
             model.load_replay_buffer(paths.replay_buffer)
         options.print_resuming(paths, start[0], start_timesteps)
+    elif opts.get("init_model"):
+        # The weights (and network) of that model, this run's hyperparameters.
+        run_hp = {k: v for k, v in sb3.model_kwargs(hp).items() if k != "policy_kwargs"}
+        try:
+            model = cls.load(opts["init_model"], env=train_env, device=device,
+                             tensorboard_log=tb, **run_hp)  # fmt: skip
+        except ValueError as exc:  # SB3: the model's spaces are not this env's
+            raise UsageError(f"--init-model {opts['init_model']}: {exc}") from None
+        model.set_random_seed(session)
+        print(f"starting from the weights of {opts['init_model']}")
     else:
         model = cls("MlpPolicy", train_env, seed=session, device=device, verbose=0,
                     tensorboard_log=tb, **sb3.model_kwargs(hp))  # fmt: skip

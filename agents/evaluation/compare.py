@@ -720,10 +720,14 @@ def model_env(args: Any) -> str | None:
     return args.env
 
 
-def run_tool(prog: str, command: Callable[[], int]) -> int:
+#: What a resumable command (a league) says on Ctrl-C.
+RESUMABLE_INTERRUPT = "interrupted; run the same command again to continue"
+
+
+def run_tool(prog: str, command: Callable[[], int], interrupted: str = "interrupted") -> int:
     """``command()`` of a tool that plays models, its failures as one line on stderr: exit
     status 2 for a usage mistake, 1 for a model that cannot be used or a file error, 130
-    for Ctrl-C."""
+    for Ctrl-C (after ``prog: interrupted``)."""
     try:
         return command()
     except (PolicyLoadError, UsageError) as exc:
@@ -733,7 +737,7 @@ def run_tool(prog: str, command: Callable[[], int]) -> int:
     except OSError as exc:
         return cli.fail(prog, exc)
     except KeyboardInterrupt:
-        print(f"{prog}: interrupted", file=sys.stderr)
+        print(f"{prog}: {interrupted}", file=sys.stderr)
         return 130
 
 

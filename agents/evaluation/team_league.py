@@ -25,7 +25,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from agents.evaluation.policies import PolicyLoadError, UsageError
+from agents.evaluation.policies import UsageError
 from steer_env import cli
 
 PROG = "python -m agents.team_league"
@@ -155,15 +155,15 @@ def run_league(args: Any) -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from agents.evaluation.compare import RESUMABLE_INTERRUPT, run_tool
+
     args = build_parser().parse_args(argv)
-    try:
+
+    def command() -> int:
         run_league(args)
-    except (UsageError, PolicyLoadError) as exc:
-        return cli.fail(PROG, exc, 2 if isinstance(exc, UsageError) else 1)
-    except KeyboardInterrupt:
-        print(f"{PROG}: interrupted; run the same command again to continue", file=sys.stderr)
-        return 130
-    return 0
+        return 0
+
+    return run_tool(PROG, command, RESUMABLE_INTERRUPT)
 
 
 if __name__ == "__main__":

@@ -138,7 +138,7 @@ def resolve_options(
 ) -> tuple[dict[str, Any], RunPaths, dict[str, Any]]:
     """The options of this run (``args``: train.py's, defaults filled in; or read from
     config.json on resume, ``given`` replacing the resumable ones)."""
-    for key in ("opponent_model", "opponent_strategy", "config"):
+    for key in ("opponent_model", "opponent_strategy", "opponent_pool", "init_model", "config"):
         if key in given:
             flag = "--set" if key == "config" else run_options.flag(key)
             raise UsageError(f"{flag} is not available with --framework rllib")

@@ -25,6 +25,7 @@ from agents.evaluation.cross_play import (
     team_overrides,
     team_slots,
 )
+from agents.evaluation.mixture import load_members, mixture_of_pool, read_pool
 from agents.evaluation.policies import (
     METADATA_KEY,
     ON_POLICY,
@@ -252,6 +253,8 @@ FIXED = (
     "learned",
     "opponent_model",
     "opponent_strategy",
+    "opponent_pool",
+    "init_model",
     "config",
 )
 #: Options of ``--framework rllib`` only.
@@ -303,10 +306,36 @@ def resolve_options(
             **options.new_run_options(args, timesteps),
             **setup.options(args),
         }
+        opts["init_model"] = check_init_model(args.init_model, opts)
         stale = prepare_run_dir(paths, resume=False, overwrite=args.overwrite)
     options.note_stale(prog, paths, stale)
     opts["out"] = str(args.out)
     return opts, paths, previous
+
+
+def check_init_model(path: Path | None, opts: dict[str, Any]) -> str | None:
+    """``train.py --init-model``: the absolute path of a model of the run's task, algorithm
+    and (for a team task) role, whose weights the new run starts from;
+    :class:`UsageError` (one line) otherwise."""
+    if path is None:
+        return None
+    from agents.evaluation.policies import read_data_json
+
+    p = Path(path)
+    try:
+        meta = read_data_json(p).get(METADATA_KEY) or {}
+    except Exception as exc:  # PolicyLoadError: missing, not a zip, corrupt
+        raise UsageError(f"--init-model {p}: {exc}") from None
+    env = opts["env"]
+    if meta.get("env_id") not in (env, env_tag(env)):
+        raise UsageError(f"--init-model {p} was trained on {meta.get('env_id')}, not {env}")
+    if meta.get("algo", opts["algo"]) != opts["algo"]:
+        raise UsageError(f"--init-model {p} is a {meta['algo'].upper()} model, not "
+                         f"{opts['algo'].upper()}")  # fmt: skip
+    learned = opts.get("learned")
+    if "role" in meta and learned and LEARNED_ROLE[meta["role"]] != learned:
+        raise UsageError(f"--init-model {p} is a {meta['role']} policy (--learned {learned})")
+    return str(p.resolve())
 
 
 # ------------------------------------------------------------------ envs
@@ -316,7 +345,7 @@ class SingleAgentSetup:
 
     def check_options(self, given: dict[str, Any]) -> None:
         """:class:`UsageError` for an option of the roles' choice (``--learned``, ...)."""
-        for key in ("learned", "opponent_model", "opponent_strategy"):
+        for key in ("learned", "opponent_model", "opponent_strategy", "opponent_pool"):
             if key in given:
                 raise UsageError(options.team_only(key))
 
@@ -362,12 +391,22 @@ class SharedPolicySetup:
                 "--opponent-model, or train both roles with --framework rllib"
             )
         opponent = str(args.opponent_model) if args.opponent_model is not None else None
+        pool = None
+        if args.opponent_pool is not None:
+            if opponent is not None or args.opponent_strategy is not None:
+                raise UsageError(
+                    "give one of --opponent-pool, --opponent-model or --opponent-strategy"
+                )
+            other = "evader" if args.learned == "pursuers" else "pursuer"
+            read_pool(args.opponent_pool, other)  # a bad file fails before the run folder
+            pool = str(Path(args.opponent_pool).resolve())
         return {
             "learned": args.learned,
             "opponent_model": opponent,
             "opponent_strategy": check_opponent_strategy(
                 args.learned, args.opponent_strategy, opponent
             ),
+            "opponent_pool": pool,
         }
 
     def agent_slots(self, opts: dict[str, Any]) -> int:
@@ -392,14 +431,28 @@ class SharedPolicySetup:
         if opts.get("opponent_model"):
             opponent = load_team_policy(opts["opponent_model"], other, device="cpu")
             team_config["learned"] = "both"
+        extra: dict[str, Any] = {"role": role}
+        pool_policies: list[Any] = []
+        if opts.get("opponent_pool"):
+            # A mixture: each env plays a member drawn at each of its resets (a fresh
+            # mixture per vec env, seeded by its seed, so the training and evaluation envs
+            # draw apart and reproducibly).
+            _, members = read_pool(opts["opponent_pool"], other)
+            pool_policies = load_members(members, other, {**team_config, "learned": "both"})
+            team_config["learned"] = "both"
+            extra["opponent_pool"] = [m.to_json() for m in members]
         assert team_config["learned"] in (LEARNED_ROLE[role], "both")
+        per_env = team_slots({"learned": LEARNED_ROLE[other], "config": env_kwargs})
 
         def make_team_env(n: int, seed: int) -> Any:
+            against = opponent
+            if pool_policies:
+                against = mixture_of_pool(members, other, per_env, seed, policies=pool_policies)
             return make_team_sb3_vec_env(
-                n, seed=seed, role=role, opponent=opponent, **team_config, **env_kwargs
+                n, seed=seed, role=role, opponent=against, **team_config, **env_kwargs
             )
 
-        return make_team_env, opponent, {"role": role}
+        return make_team_env, opponent, extra
 
 
 #: How SB3 trains a task, by its ``metrics.layout``.

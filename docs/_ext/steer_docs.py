@@ -409,7 +409,7 @@ def team_paired_markdown(path: str) -> str:
         "| pair (same episodes) | capture rate, points [95% CI] | time to capture, s [95% CI] |",
         "|---|---|---|",
     ]
-    for name, d in data["paired"].items():
+    for name, d in data.get("paired", {}).items():
         label = " - ".join(
             " vs ".join(TEAM_NAMES.get(w, w) for w in side.split(" vs "))
             for side in name.split(" - ")

@@ -154,7 +154,9 @@ class TeamSB3VecEnv(_BatchVecEnv):
     whose ``role`` (``"pursuer"`` or ``"evader"``) has ``r`` learned agents: ``num_envs`` is
     ``E * r`` and slot ``e * r + j`` is agent ``j`` of that role in environment ``e``, so
     one policy is trained on every agent's experience. When the other role is learned too,
-    ``opponent`` (anything with SB3's ``predict``, e.g. a frozen model) acts for it.
+    ``opponent`` (anything with SB3's ``predict``, e.g. a frozen model or a mixture of
+    opponents) acts for it, given ``episode_start`` on the rows of every environment whose
+    episode starts (all of them after ``reset()``).
 
     Episode boundaries per slot (SB3's ``VecEnv`` contract, same-step reset):
 
@@ -196,6 +198,9 @@ class TeamSB3VecEnv(_BatchVecEnv):
         super().__init__(vector_env, self.n_envs_inner * self.per_env)
         self._obs: NDArray[np.float32] | None = None  # all agents' last observations
         self._seed: int | None = None
+        # Environments whose next step is the first of an episode (the opponent's
+        # episode_start).
+        self._starting = np.ones(self.n_envs_inner, dtype=bool)
 
     def seed(self, seed: int | None = None) -> Sequence[int | None]:
         """Seeds per *environment*: environment ``e`` (slots ``e*r .. e*r+r-1``) starts like
@@ -214,6 +219,7 @@ class TeamSB3VecEnv(_BatchVecEnv):
         self._seed = None
         self._reset_options()
         self._obs = obs
+        self._starting[:] = True
         return self._slots_of(obs).copy()
 
     def step_wait(
@@ -229,13 +235,17 @@ class TeamSB3VecEnv(_BatchVecEnv):
         self._actions = None
         if self.others.size:
             other_obs = self._obs[:, self.others].reshape(-1, venv.obs_dim)
-            other_act, _ = self.opponent.predict(other_obs, deterministic=True)
+            starting = np.repeat(self._starting, self.others.size)
+            other_act, _ = self.opponent.predict(
+                other_obs, episode_start=starting, deterministic=True
+            )
             full[:, self.others] = np.asarray(other_act, dtype=np.float64).reshape(
                 E, self.others.size, 2
             )
         full[~playing] = 0.0
         obs, rewards, terminations, _, info = venv.step(full)
         done_env = info["done"]
+        self._starting = done_env.copy()
         was_playing = self._slots_of(playing)
         left = self._slots_of(terminations) & was_playing  # left the game on this step
         slot_env_done = np.repeat(done_env, r)
