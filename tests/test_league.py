@@ -35,6 +35,8 @@ from steer_env.envs.sb3 import make_team_sb3_vec_env
 ROOT = Path(__file__).resolve().parents[1]
 EVADER_MODEL = models_dir() / "team_pursuit_evader_ppo.zip"
 PURSUER_MODEL = models_dir() / "team_pursuit_pursuer_ppo.zip"
+#: A checkpoint's file name as train.py writes it.
+CHECKPOINT_NAME = "ckpt_1536_steps.zip"
 
 
 # ----------------------------------------------------------------------- meta-solvers
@@ -340,3 +342,23 @@ def test_init_model_starts_a_new_run_from_that_network(tmp_path):
     warm = params(PPO.load(tmp_path / "warm" / "model.zip", device="cpu"))
     fresh = params(PPO("MlpPolicy", make_team_sb3_vec_env(1), seed=0, device="cpu"))
     assert torch.linalg.norm(warm - init) < 0.1 * torch.linalg.norm(fresh - init)
+
+
+def test_an_interrupted_league_run_is_resumed_and_a_finished_one_reused(tmp_path):
+    """What the same league command does with each run folder: a model is reused, a run
+    with a checkpoint (Ctrl-C saves one) resumes, anything else starts afresh."""
+    args = league.build_parser().parse_args(["--out", str(tmp_path)])
+    (tmp_path / "p1" / "checkpoints").mkdir(parents=True)
+    checkpoint = tmp_path / "p1" / "checkpoints" / CHECKPOINT_NAME
+    checkpoint.write_bytes(PURSUER_MODEL.read_bytes())
+    argv = league.train_argv(tmp_path, "p1", "pursuers", ["--opponent-pool", "x.json"], args)
+    assert argv == ["--out", str(tmp_path), "--name", "p1", "--resume", "--no-gif",
+                    "--no-progress"]  # fmt: skip
+    fresh = league.train_argv(tmp_path, "e1", "evaders", ["--opponent-pool", "y.json"], args)
+    assert "--overwrite" in fresh and "--resume" not in fresh
+    (tmp_path / "e1" / "checkpoints").mkdir(parents=True)  # a damaged checkpoint: afresh
+    (tmp_path / "e1" / "checkpoints" / CHECKPOINT_NAME).write_bytes(b"not a zip")
+    assert league._run_state(tmp_path / "e1") == "new"
+    assert fresh[fresh.index("--timesteps") + 1] == str(args.evader_timesteps)
+    (tmp_path / "p1" / "model.zip").write_bytes(b"")
+    assert league._run_state(tmp_path / "p1") == "done"

@@ -47,6 +47,8 @@ def test_framework_rllib_without_ray_says_how_to_install(tmp_path):
         ["--env", "team_pursuit", "--learned", "both"],
         # Training against a frozen or scripted opponent is the SB3 path's.
         ["--framework", "rllib", "--env", "team_pursuit", "--opponent-strategy", "flow"],
+        ["--framework", "rllib", "--env", "team_pursuit", "--opponent-pool", "pool.json"],
+        ["--framework", "rllib", "--init-model", "model.zip"],
     ],
 )
 def test_bad_rllib_options_are_one_line_errors(args, tmp_path):

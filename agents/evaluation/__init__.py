@@ -15,4 +15,7 @@ comparison and rendering tools.
   with :mod:`~agents.evaluation.episodes`) or every side against every side
   (:mod:`~agents.evaluation.cross_play`); :mod:`~agents.evaluation.team_calibration` and
   :mod:`~agents.evaluation.team_league` build on the cross-play.
+* :mod:`~agents.evaluation.mixture` / :mod:`~agents.evaluation.league` -- opponents mixed
+  per environment (``train.py --opponent-pool``) and population training (``python -m
+  agents.league``).
 """

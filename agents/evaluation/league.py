@@ -1,10 +1,9 @@
 """Population training for the team task: each round, best responses to mixtures of every
 earlier opponent, chosen by a meta-solver over the measured payoff matrix.
 
-    python -m agents.league --out runs/league                       # the default league
-    python -m agents.league --out runs/league --method nash --rounds 4
-    python -m agents.league --out runs/league --rounds 1 --pursuer-timesteps 50000 \\
-        --evader-timesteps 50000 --episodes 100                     # a short try
+    python -m agents.league --out runs/league                  # the default: 8 rounds
+    python -m agents.league --out runs/nash --method nash --rounds 5
+    python -m agents.league --out runs/try --rounds 1 --episodes 100 --no-exploit
 
 Both roles keep a pool. It starts with the task's scripted anchors (pursuer teams
 ``reynolds`` and ``cooperative``, the ``flow`` evader); round ``k`` adds a pursuer team
@@ -74,7 +73,7 @@ METHODS = ("uniform", "nash", "pfsp")
 #: The exponent of PFSP's weighting ``(1 - x)^p`` (AlphaStar's "hard" variant uses 2).
 PFSP_POWER = 2.0
 #: The league ``python -m agents.league`` plays without options.
-DEFAULT_ROUNDS = 4
+DEFAULT_ROUNDS = 8
 DEFAULT_METHOD = "uniform"
 DEFAULT_WARM = True
 #: Options a league folder keeps: continuing it with others would mix two leagues.
@@ -310,12 +309,14 @@ def draw_exploitability(path: Path, rounds: list[dict[str, Any]]) -> None:
 
 # ----------------------------------------------------------------------- training runs
 def _run_state(run: Path) -> str:
-    """``"done"`` (a model), ``"resume"`` (a checkpoint to continue) or ``"new"``."""
+    """``"done"`` (a model), ``"resume"`` (a readable checkpoint to continue, as
+    ``train.py --resume`` finds it) or ``"new"``."""
+    from agents.training.run import RunPaths
+    from agents.training.sb3 import latest_checkpoint
+
     if (run / "model.zip").is_file():
         return "done"
-    if any((run / "checkpoints").glob("*.zip")) if (run / "checkpoints").is_dir() else False:
-        return "resume"
-    return "new"
+    return "resume" if latest_checkpoint(RunPaths(run)) is not None else "new"
 
 
 def train_argv(out: Path, name: str, learned: str, against: list[str], args: Any) -> list[str]:
