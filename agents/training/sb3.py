@@ -319,12 +319,12 @@ def check_init_model(path: Path | None, opts: dict[str, Any]) -> str | None:
     :class:`UsageError` (one line) otherwise."""
     if path is None:
         return None
-    from agents.evaluation.policies import read_data_json
+    from agents.evaluation.policies import PolicyLoadError, read_data_json
 
     p = Path(path)
     try:
         meta = read_data_json(p).get(METADATA_KEY) or {}
-    except Exception as exc:  # PolicyLoadError: missing, not a zip, corrupt
+    except PolicyLoadError as exc:  # missing, not a zip, corrupt
         raise UsageError(f"--init-model {p}: {exc}") from None
     env = opts["env"]
     if meta.get("env_id") not in (env, env_tag(env)):
