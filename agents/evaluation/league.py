@@ -51,6 +51,7 @@ cross-play ``comparison.json``), ``payoff.png`` (heatmap), ``exploitability.png`
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import signal
 import subprocess
@@ -65,7 +66,7 @@ from numpy.typing import NDArray
 from agents.evaluation import stats
 from agents.evaluation.mixture import Member, write_pool
 from agents.evaluation.policy_base import UsageError
-from agents.evaluation.results import atomic_write_json, format_interval
+from agents.evaluation.results import atomic_write_json
 from steer_env import cli
 
 PROG = "python -m agents.league"
@@ -226,6 +227,8 @@ class PayoffMatrix:
             "evaders": {e: e for e in evaders},
             "ci_method": "Wilson score 95%",
             "cells": cells,
+            "paired": {},
+            "goal": {},
         }
 
     @classmethod
@@ -237,30 +240,28 @@ class PayoffMatrix:
         return m
 
 
-def format_payoff(matrix: PayoffMatrix, pursuers: list[str], evaders: list[str]) -> str:
-    """The matrix as a console table: capture rate [95% Wilson interval] per cell."""
-    header = ["pursuers \\ evader", *evaders]
-    lines = []
-    for p in pursuers:
-        row = [p]
-        for e in evaders:
-            c = matrix.cells[p, e]
-            iv = stats.wilson_interval(int(c.captured.sum()), matrix.episodes)
-            row.append(f"{format_interval(iv, 100)}%")
-        lines.append(row)
-    widths = [max(len(r[i]) for r in [header, *lines]) for i in range(len(header))]
-    fmt = "  ".join(f"{{:<{w}}}" for w in widths)
-    return "\n".join(fmt.format(*r) for r in [header, *lines])
-
-
 # ----------------------------------------------------------------------- pictures
-def draw_heatmap(path: Path, matrix: PayoffMatrix, pursuers: list[str], evaders: list[str]) -> None:
-    """``payoff.png``: capture rates, rows the pursuer pool, columns the evader pool."""
+def _pyplot() -> Any:
+    """matplotlib's pyplot on the file-only backend (no display needed)."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    return plt
+
+
+def _save(fig: Any, path: Path) -> None:
+    """Write ``fig`` to ``path`` as PNG atomically and free it."""
+    fig.tight_layout()
+    with cli.atomic_output(path) as tmp:
+        fig.savefig(tmp, format="png", dpi=110)
+    _pyplot().close(fig)
+
+
+def draw_heatmap(path: Path, matrix: PayoffMatrix, pursuers: list[str], evaders: list[str]) -> None:
+    """``payoff.png``: capture rates, rows the pursuer pool, columns the evader pool."""
+    plt = _pyplot()
     rates = matrix.rates(pursuers, evaders)
     fig, ax = plt.subplots(figsize=(1.1 * len(evaders) + 2.5, 0.55 * len(pursuers) + 1.8))
     im = ax.imshow(rates * 100, cmap="RdBu_r", vmin=0, vmax=100, aspect="auto")
@@ -275,22 +276,14 @@ def draw_heatmap(path: Path, matrix: PayoffMatrix, pursuers: list[str], evaders:
                     color="white" if abs(v - 50) > 30 else "black")  # fmt: skip
     fig.colorbar(im, ax=ax, label="capture rate, %")
     ax.set_title(f"capture rate, {matrix.episodes} paired episodes from seed {matrix.seed}")
-    fig.tight_layout()
-    with cli.atomic_output(path) as tmp:
-        fig.savefig(tmp, format="png", dpi=110)
-    plt.close(fig)
+    _save(fig, path)
 
 
 def draw_exploitability(path: Path, rounds: list[dict[str, Any]]) -> None:
     """``exploitability.png``: each round's best responses' success against the mixtures
     they answered."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
     k = [r["round"] for r in rounds]
-    fig, ax = plt.subplots(figsize=(5.5, 3.4))
+    fig, ax = _pyplot().subplots(figsize=(5.5, 3.4))
     ax.plot(k, [100 * r["exploitability"]["evader_br_escape"] for r in rounds], "o-",
             label="evader BR's escape rate vs the pursuers' mixture")  # fmt: skip
     ax.plot(k, [100 * r["exploitability"]["pursuer_br_capture"] for r in rounds], "s-",
@@ -301,10 +294,7 @@ def draw_exploitability(path: Path, rounds: list[dict[str, Any]]) -> None:
     ax.set_xticks(k)
     ax.legend(fontsize=7)
     ax.set_title("approximate exploitability of each round's mixtures")
-    fig.tight_layout()
-    with cli.atomic_output(path) as tmp:
-        fig.savefig(tmp, format="png", dpi=110)
-    plt.close(fig)
+    _save(fig, path)
 
 
 # ----------------------------------------------------------------------- training runs
@@ -402,15 +392,11 @@ class League:
         self._policies: dict[str, Any] = {}
         saved = self.out / "payoff.json"
         if saved.is_file():
-            import json
-
             data = json.loads(saved.read_text())
             if (data.get("episodes"), data.get("seed")) == (args.episodes, args.compare_seed):
                 self.matrix = PayoffMatrix.from_json(data)
         state = self.out / "league.json"
         if state.is_file():
-            import json
-
             old = json.loads(state.read_text())
             for key in KEPT:
                 if key in old and old[key] != getattr(args, key):
@@ -612,6 +598,8 @@ def _mix(names: list[str], weights: NDArray) -> str:
 def run_league(args: Any) -> dict[str, Any]:
     """Play the league of ``args`` (the parser's options) and return ``league.json``'s
     final section."""
+    from agents.evaluation.cross_play import format_team_table
+
     args.out.mkdir(parents=True, exist_ok=True)
     league = League(args)
     for k in range(1, args.rounds + 1):
@@ -620,10 +608,8 @@ def run_league(args: Any) -> dict[str, Any]:
     league.save(final)
     report = league.report
     p, e = league.names("pursuer", guests=True), league.names("evader", guests=True)
-    print()
-    print(f"capture rate [95% Wilson], {report.episodes} paired episodes from seed "
-          f"{report.seed} ({args.method} league, {args.rounds} rounds)")  # fmt: skip
-    print(format_payoff(report, p, e))
+    print(f"\nthe final check ({args.method} league, {args.rounds} rounds):")
+    print(format_team_table(report.to_json(p, e)))
     fp, fe = final["pursuer"], final["evader"]
     print(f"final pursuer team {fp['name']}: worst capture {fp['worst_capture']:.1%} (against "
           f"{fp['against']})")  # fmt: skip
