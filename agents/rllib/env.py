@@ -30,6 +30,11 @@ about ``(runners * N)**2 / 2**65``) and almost surely miss the small seeds of th
 evaluation (500,000 + seed) and of the comparison (1,000,000 + k). A restarted runner keeps
 its ``worker_index`` and so its seeds. Later resets are RLlib's autoresets, which continue
 each sub-env's own random stream.
+
+In ``"sync"`` mode (Gymnasium's ``SyncVectorEnv`` of single envs and RLlib's stock
+``SingleAgentEnvRunner``: the benchmarks' stock side) the callback gives the runner the
+same plan as the seed of its first reset (``SyncVectorEnv`` seeds its env ``i`` with the
+list's item ``i``), so both modes start every sub-env from the same state.
 """
 
 from __future__ import annotations
@@ -132,15 +137,16 @@ def on_environment_created(*, env_runner: Any, env_context: Any, **kwargs: Any) 
     """RLlib callback (``config.callbacks(on_environment_created=...)``): give the runner's
     vector env its seed plan. Runs on the runner, right after ``make_env`` and before the
     first (seeded) reset."""
-    seeded = find_seeded(getattr(env_runner, "env", None))
-    if seeded is None:  # sync mode: RLlib's own seeding (only used by the benchmark)
-        return
     cfg = dict(env_context)
-    seeded.set_seed_plan(
-        int(cfg.get("seed", 0)),
-        int(cfg.get("session", 0)),
-        int(getattr(env_context, "worker_index", 0) or 0),
-    )
+    seed, session = int(cfg.get("seed", 0)), int(cfg.get("session", 0))
+    worker_index = int(getattr(env_context, "worker_index", 0) or 0)
+    seeded = find_seeded(getattr(env_runner, "env", None))
+    if seeded is not None:
+        seeded.set_seed_plan(seed, session, worker_index)
+    elif getattr(env_runner, "_seed", None) is not None:
+        # Sync mode: RLlib 2.60 passes the runner's ``_seed`` to the first reset of its
+        # SyncVectorEnv, which takes a list of one seed per env.
+        env_runner._seed = env_seeds(seed, session, worker_index, env_runner.env.num_envs)
 
 
 def on_episode_end(*, episode: Any, metrics_logger: Any = None, **kwargs: Any) -> None:
