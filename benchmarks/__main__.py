@@ -28,8 +28,9 @@ repeat by repeat. The ``torchrl`` section (``benchmarks/torchrl_bench.py``, need
 per env, ``--herding-n-envs`` envs) against VMAS ``flocking`` in vehicle-steps per second,
 with the single env and the PettingZoo ``parallel_env`` beside it. The ``training`` section
 (``benchmarks/training.py``) trains the default PPO pursuer through the native adapter and
-through ``make_vec_env`` and reports the training seconds to 90% and 95% capture on
-held-out episodes.
+through ``make_vec_env``, and RLlib's PPO with ``train.py``'s native env runner and with
+RLlib's stock one when ray is installed (``benchmarks/training_rllib.py``), and reports the
+training seconds to 90% and 95% capture on held-out episodes.
 """
 
 from __future__ import annotations
@@ -554,17 +555,28 @@ def ratios(rows: list[Any], args: argparse.Namespace) -> list[dict[str, Any]]:
                 _find(rows, "training", n_train, f"native: seconds to {t}"),
             )
         )
+    n_rllib = training_envs("rllib-ppo")
+    for t in ("90%", "95%"):
+        out.append(
+            _ratio(
+                f"RLlib PPO seconds to {t} capture, stock runner / NativeVectorEnvRunner",
+                n_rllib,
+                _find(rows, "training", n_rllib, f"stock runner: seconds to {t}"),
+                _find(rows, "training", n_rllib, f"native runner: seconds to {t}"),
+            )
+        )
     out.extend(team_ratios(rows, args))
     out.extend(torchrl_ratios(rows, args))
     out.extend(herding_ratios(rows, args))
     return [q for q in out if q is not None]
 
 
-def training_envs() -> int:
-    """The envs of the training section's runs (the default PPO pursuer's)."""
+def training_envs(trainer: str = "ppo") -> int:
+    """The envs of the training section's runs of ``trainer`` (``ppo``: SB3's, ``rllib-ppo``:
+    RLlib's envs per runner), the default pursuer's."""
     from agents.training.defaults import training_defaults
 
-    return training_defaults("ppo", "pursuit").n_envs
+    return training_defaults(trainer, "pursuit").n_envs
 
 
 def torchrl_ratios(rows: list[Any], args: argparse.Namespace) -> list[dict[str, Any] | None]:
@@ -808,15 +820,29 @@ def run(args: argparse.Namespace) -> tuple[list[Any], list[dict[str, Any]]]:
 
         herding.run(args.herding_n_envs, r, t, add)
     if "training" in want:
+        from benchmarks.common import Missing
+
         if peers.have("stable_baselines3"):
             from benchmarks import training
 
             for row in training.rows("pursuit", quick=args.quick):
                 add(row)
         else:
-            from benchmarks.common import Missing
-
             add(Missing("training", "PPO", None, 'not installed (pip install "steer-env[train]")'))
+        if peers.have("ray"):
+            from benchmarks import training_rllib
+
+            for row in training_rllib.rows("pursuit", quick=args.quick):
+                add(row)
+        else:
+            add(
+                Missing(
+                    "training",
+                    "RLlib PPO pair",
+                    None,
+                    'skipped: ray not installed (pip install "steer-env[rllib]")',
+                )
+            )
     return rows, ratios(rows, args)
 
 

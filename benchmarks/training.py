@@ -2,6 +2,7 @@
 
     python -m benchmarks.training                       # time to 90% / 95%, pursuit
     python -m benchmarks.training --task evasion        # the same for the evader
+    python -m benchmarks.training --framework rllib     # the RLlib pair (needs ray)
     python -m benchmarks.training --search              # the default's hyperparameter search
     python -m benchmarks.training --search --task evasion --seeds 0,1,2
 
@@ -14,7 +15,9 @@ when the network has trained on every counted timestep) the clock stops and the
 deterministic policy plays the same ``--episodes`` held-out paired episodes (seeds from
 ``--eval-seed``, the final comparison's of ``train.py``) in one native batch; the figures
 are the training seconds (evaluations excluded) and timesteps at which its success rate
-first reaches 90% and 95%, and the training timesteps per second.
+first reaches 90% and 95%, and the training timesteps per second. ``--framework rllib``:
+the same for RLlib's PPO with ``train.py``'s native env runner and with RLlib's stock one
+(:mod:`benchmarks.training_rllib`), on the same held-out episodes.
 
 **Search** (``--search``): each candidate configuration of :func:`candidates` (the task's
 default among them) trains for the default budget through the native adapter, for every
@@ -23,8 +26,9 @@ with its Wilson interval per seed, and the training seconds. The table is how th
 was chosen; run it again after changing the task, SB3 or torch.
 
 Both modes print a Markdown table and write JSON (``--json``; default
-``benchmarks/results_training_<task>.json``, or
-``benchmarks/results_training_search_<task>.json`` with ``--search``). The engine is
+``benchmarks/results_training_<task>.json``, ``benchmarks/results_training_rllib_<task>.json``
+with ``--framework rllib``, or ``benchmarks/results_training_search_<task>.json`` with
+``--search``). The engine is
 compiled (warmed) before anything is timed; torch runs on one thread, as ``train.py``
 does.
 """
@@ -32,6 +36,7 @@ does.
 from __future__ import annotations
 
 import dataclasses
+import importlib.util
 import json
 import statistics
 import sys
@@ -49,6 +54,18 @@ HERE = Path(__file__).resolve().parent
 THRESHOLDS = (0.90, 0.95)
 #: First held-out episode seed: ``train.py``'s final comparison (``--compare-seed``).
 EVAL_SEED = 1_000_000
+#: Each framework's pair: the table's word for a side, and each side's label in table
+#: order (SB3 runs name their side ``adapter``, RLlib runs ``runner``).
+PAIRS = {
+    "sb3": ("adapter", {"native": "native adapter", "make_vec_env": "make_vec_env (DummyVecEnv)"}),
+    "rllib": (
+        "RLlib env runner",
+        {
+            "native": "NativeVectorEnvRunner, native vector env",
+            "stock": "stock SingleAgentEnvRunner, SyncVectorEnv",
+        },
+    ),
+}
 
 
 @dataclass(frozen=True)
@@ -246,7 +263,7 @@ def time_to_threshold(
             )
             run["reached"] = {f"{t:.0%}": first_reaching(run["curve"], t) for t in THRESHOLDS}
             runs.append(run)
-            print(_run_line(run), file=sys.stderr, flush=True)
+            print(run_line(run), file=sys.stderr, flush=True)
     return {
         "mode": "time_to_threshold",
         "task": task,
@@ -261,13 +278,19 @@ def time_to_threshold(
     }
 
 
-def _run_line(run: dict[str, Any]) -> str:
+def side_of(run: dict[str, Any]) -> str:
+    """The side of a pair a run is: its SB3 ``adapter`` or its RLlib ``runner``."""
+    return run["adapter"] if "adapter" in run else run["runner"]
+
+
+def run_line(run: dict[str, Any]) -> str:
+    """One progress line of a finished run."""
     reached = ", ".join(
         f"{k} at {v['seconds']:.1f} s" if v else f"{k} not reached"
         for k, v in run["reached"].items()
     )
     return (
-        f"  {run['adapter']:12} seed {run['seed']}: {run['timesteps_per_s']:,.0f} timesteps/s, "
+        f"  {side_of(run):12} seed {run['seed']}: {run['timesteps_per_s']:,.0f} timesteps/s, "
         f"final {run['curve'][-1]['success']:.1%}; {reached}"
     )
 
@@ -280,14 +303,16 @@ def _median_or_none(values: list[float | None]) -> float | None:
 
 
 def threshold_table(result: dict[str, Any]) -> str:
-    """Markdown: per adapter, the median timesteps/s and seconds (timesteps) to each
-    threshold over the seeds; "not reached" when a seed never got there."""
-    header = "| adapter | timesteps/s | " + " | ".join(
+    """Markdown: per side of the pair (SB3 adapter or RLlib runner), the median
+    timesteps/s and seconds (timesteps) to each threshold over the seeds; "not reached"
+    when a seed never got there."""
+    column, sides = PAIRS[result.get("framework", "sb3")]
+    header = f"| {column} | timesteps/s | " + " | ".join(
         f"s to {t:.0%} (timesteps)" for t in THRESHOLDS
     )
     lines = [header + " | final success |", "|---" * (3 + len(THRESHOLDS)) + "|"]
-    for adapter in ("native", "make_vec_env"):
-        runs = [r for r in result["runs"] if r["adapter"] == adapter]
+    for side, label in sides.items():
+        runs = [r for r in result["runs"] if side_of(r) == side]
         if not runs:
             continue
         fps = statistics.median(r["timesteps_per_s"] for r in runs)
@@ -303,18 +328,15 @@ def threshold_table(result: dict[str, Any]) -> str:
                 else f"not reached by {len(runs) - reached} of {len(runs)} seeds"
             )
         final = ", ".join(f"{r['curve'][-1]['success']:.1%}" for r in runs)
-        label = "native adapter" if adapter == "native" else "make_vec_env (DummyVecEnv)"
         lines.append(f"| {label} | {fps:,.0f} | " + " | ".join(cells) + f" | {final} |")
     return "\n".join(lines)
 
 
 def rows(task: str = "pursuit", quick: bool = False) -> list[Any]:
-    """The training section of ``python -m benchmarks``: :func:`time_to_threshold` for
-    ``task`` (seed 0) as rows, per adapter the training timesteps per second and the
-    seconds to each threshold (a ``Missing`` row when the budget ended first). ``quick``:
-    two rollouts and 50 episodes (a smoke run: the thresholds are not expected)."""
-    from benchmarks.common import Missing, Row
-
+    """The SB3 rows of the training section of ``python -m benchmarks``:
+    :func:`time_to_threshold` for ``task`` (seed 0) as rows (:func:`threshold_rows`).
+    ``quick``: two rollouts and 50 episodes (a smoke run: the thresholds are not
+    expected). The RLlib rows: :func:`benchmarks.training_rllib.rows`."""
     _, _, n_envs, hp = task_defaults(task)
     rollout = hp["n_steps"] * n_envs
     warm(task)
@@ -325,11 +347,21 @@ def rows(task: str = "pursuit", quick: bool = False) -> list[Any]:
         rollout if quick else None,
         2 * rollout if quick else None,
     )
-    name = task.capitalize()
+    return threshold_rows(result, f"PPO {task.capitalize()}")
+
+
+def threshold_rows(result: dict[str, Any], prefix: str) -> list[Any]:
+    """A time-to-threshold result as rows of ``python -m benchmarks``, named
+    ``{prefix}, {side}`` (an RLlib side: ``{side} runner``): per run the training
+    timesteps per second and the seconds to each threshold (a ``Missing`` row when the
+    budget ended first)."""
+    from benchmarks.common import Missing, Row
+
+    n_envs = result["n_envs"]
+    settings = {"hyperparameters": result["hyperparameters"], "timesteps": result["timesteps"]}
     out: list[Any] = []
     for run in result["runs"]:
-        label = f"PPO {name}, {run['adapter']}"
-        settings = {"hyperparameters": hp, "timesteps": result["timesteps"]}
+        label = f"{prefix}, {side_of(run)}" + ("" if "adapter" in run else " runner")
         rate = [run["timesteps_per_s"]]
         extra = {**settings, "curve": run["curve"]}
         out.append(Row("training", f"{label}: training", n_envs, "timesteps/s", rate, extra=extra))
@@ -438,6 +470,13 @@ def parse(argv: list[str] | None) -> Any:
     single = [name for name, t in REGISTRY.items() if t.metrics.layout == "agents"]
     p = OneLineParser(prog="python -m benchmarks.training", description=__doc__.splitlines()[0])
     p.add_argument("--task", choices=single, default="pursuit", help="task (default pursuit)")
+    p.add_argument(
+        "--framework",
+        choices=tuple(PAIRS),
+        default="sb3",
+        help="sb3: native adapter vs make_vec_env (default); rllib: NativeVectorEnvRunner vs "
+        "the stock SingleAgentEnvRunner (needs ray)",
+    )
     p.add_argument("--search", action="store_true", help="score the candidate configurations")
     p.add_argument(
         "--seeds", type=_seeds, default=None, help="training seeds (default 0; 0,1,2 with --search)"
@@ -452,18 +491,25 @@ def parse(argv: list[str] | None) -> Any:
         "--eval-every",
         type=positive_int,
         default=None,
-        help="timesteps between evaluations (default two rollouts of the default)",
+        help="timesteps between evaluations (default two rollouts, or two RLlib iterations, "
+        "of the default)",
     )
     p.add_argument(
         "--timesteps", type=positive_int, default=None, help="budget (default the task's)"
     )
     p.add_argument("--json", type=Path, default=None, help="where to write the JSON")
-    return p.parse_args(argv)
+    args = p.parse_args(argv)
+    if args.framework == "rllib":
+        if args.search:
+            p.error("--search scores SB3 configurations: drop --framework rllib")
+        if importlib.util.find_spec("ray") is None:
+            p.error('--framework rllib needs ray: pip install "steer-env[rllib]"')
+    return args
 
 
 def main(argv: list[str] | None = None) -> int:
     args = parse(argv)
-    from benchmarks.common import machine
+    from benchmarks.common import machine, versions
 
     warm(args.task)
     if args.search:
@@ -471,6 +517,15 @@ def main(argv: list[str] | None = None) -> int:
         result = search(args.task, seeds, args.episodes or 1000, args.timesteps)
         table = search_table(result)
         path = args.json or HERE / f"results_training_search_{args.task}.json"
+    elif args.framework == "rllib":
+        from benchmarks import training_rllib
+
+        seeds = args.seeds or [0]
+        result = training_rllib.time_to_threshold(
+            args.task, seeds, args.episodes or 500, args.eval_every, args.timesteps
+        )
+        table = threshold_table(result)
+        path = args.json or HERE / f"results_training_rllib_{args.task}.json"
     else:
         seeds = args.seeds or [0]
         result = time_to_threshold(
@@ -482,6 +537,7 @@ def main(argv: list[str] | None = None) -> int:
         sys.argv[1:] if argv is None else argv
     )
     result["machine"] = machine()
+    result["versions"] = versions()
     print(table)
     path.write_text(json.dumps(result, indent=2) + "\n")
     print(f"wrote {path}", file=sys.stderr)

@@ -22,6 +22,7 @@ SLOW_MODULES = {
     "test_rllib_cli.py",
     "test_rllib_runner.py",
     "test_rllib_team.py",
+    "test_rllib_training_benchmark.py",
     "test_team_cli.py",
     "test_torchrl.py",
     "test_train.py",
@@ -31,6 +32,7 @@ TRAINING_MODULES = {
     "test_rllib.py",
     "test_rllib_runner.py",
     "test_rllib_team.py",
+    "test_rllib_training_benchmark.py",
     "test_team_cli.py",
     "test_train.py",
 }

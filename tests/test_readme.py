@@ -164,3 +164,17 @@ def test_readme_time_to_threshold_is_the_training_results_file():
     if native["timesteps"] == dummy["timesteps"]:
         assert f"on the same {native['timesteps']:,} timesteps" in TEXT
     assert "`python -m benchmarks.training`" in TEXT
+
+
+def test_readme_rllib_time_to_threshold_is_the_rllib_training_results_file():
+    """The README's seconds to 95% capture of RLlib's PPO are
+    ``benchmarks/results_training_rllib_pursuit.json``'s, for both env runners."""
+    data = json.loads((ROOT / "benchmarks" / "results_training_rllib_pursuit.json").read_text())
+    runs = {r["runner"]: r["reached"]["95%"] for r in data["runs"] if r["seed"] == 0}
+    native, stock = runs["native"], runs["stock"]
+    assert (
+        f"RLlib's PPO\ngets there after {native['seconds']:.1f} s with the "
+        f"`NativeVectorEnvRunner` and {stock['seconds']:.1f} s with RLlib's stock\n"
+        "`SingleAgentEnvRunner`"
+    ) in TEXT
+    assert f"`{data['command']}`" in TEXT

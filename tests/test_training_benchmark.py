@@ -14,6 +14,7 @@ from agents.training.defaults import training_defaults
 from benchmarks import training
 
 ROOT = Path(__file__).resolve().parents[1]
+HINT = 'ray not installed (pip install "steer-env[rllib]")'
 
 
 def _run(*args: str) -> subprocess.CompletedProcess:
@@ -114,3 +115,69 @@ def test_an_activation_named_in_the_hyperparameters_becomes_the_torch_module():
     relu = training.candidates("pursuit")[0]
     relu = type(relu)(**{**relu.__dict__, "activation": "relu"})
     assert relu.hyperparameters({"policy_kwargs": {}})["policy_kwargs"] == {"activation_fn": "relu"}
+
+
+def test_the_rllib_pair_without_ray_is_one_line():
+    """``--framework rllib`` needs ray (the RLlib venv has it); without it, one line."""
+    import importlib.util
+
+    import pytest
+
+    if importlib.util.find_spec("ray") is not None:
+        pytest.skip("ray is installed here")
+    proc = _run("--framework", "rllib")
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    (line,) = proc.stderr.strip().splitlines()
+    assert line.startswith(
+        "python -m benchmarks.training: error: --framework rllib needs ray: "
+        + HINT.removeprefix("ray not installed (").removesuffix(")")
+    )
+    proc = _run("--framework", "rllib", "--search")
+    assert proc.returncode == 2 and "--search" in proc.stderr.strip()
+
+
+def test_the_training_section_says_in_one_line_that_the_rllib_pair_is_skipped(monkeypatch, capsys):
+    """``python -m benchmarks --sections training`` without ray: a row saying so, printed
+    as one line (SB3 reported missing too here, so that nothing trains)."""
+    import importlib.util
+
+    import pytest
+
+    from benchmarks import __main__ as bench
+    from benchmarks import peers
+
+    if importlib.util.find_spec("ray") is not None:
+        pytest.skip("ray is installed here")
+    monkeypatch.setattr(peers, "have", lambda module: module not in ("stable_baselines3", "ray"))
+    rows, ratios = bench.run(bench.parse(["--sections", "training", "--quick"]))
+    rllib = [r for r in rows if "RLlib" in r.name]
+    assert [(r.section, r.name, r.reason) for r in rllib] == [
+        (
+            "training",
+            "RLlib PPO pair",
+            'skipped: ray not installed (pip install "steer-env[rllib]")',
+        )
+    ]
+    lines = [x for x in capsys.readouterr().err.splitlines() if "RLlib" in x]
+    assert lines == [f"  training RLlib PPO pair [None]: skipped: {HINT}"]
+    assert not ratios
+
+
+def test_the_rllib_results_file_renders_both_runners():
+    """The committed RLlib pair: both runners, the same seed and held-out episodes as the
+    SB3 pair's file, thresholds as their curves' first crossings, in the table."""
+    data = json.loads((ROOT / "benchmarks" / "results_training_rllib_pursuit.json").read_text())
+    sb3 = json.loads((ROOT / "benchmarks" / "results_training_pursuit.json").read_text())
+    assert data["framework"] == "rllib" and data["command"].startswith(
+        "python -m benchmarks.training --framework rllib"
+    )
+    assert (data["eval_seed"], data["episodes"]) == (sb3["eval_seed"], sb3["episodes"])
+    runs = {r["runner"]: r for r in data["runs"]}
+    assert set(runs) == {"native", "stock"} and {r["seed"] for r in runs.values()} == {0}
+    table = training.threshold_table(data)
+    for run in runs.values():
+        for t in training.THRESHOLDS:
+            assert run["reached"][f"{t:.0%}"] == training.first_reaching(run["curve"], t)
+        assert f"{run['timesteps_per_s']:,.0f}" in table
+    assert "NativeVectorEnvRunner, native vector env" in table
+    assert "stock SingleAgentEnvRunner, SyncVectorEnv" in table

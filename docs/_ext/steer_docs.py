@@ -540,10 +540,20 @@ def training_markdown(path: str) -> str:
             "over the seeds; training seconds exclude the evaluation."
         )
         return "\n".join([training.search_table(data), "", how + " " + where])
+    seeds = sorted({r["seed"] for r in data["runs"]})
+    if data.get("framework") == "rllib":
+        hp = data["hyperparameters"]
+        shape = (
+            f"RLlib {data['versions']['ray']} PPO with `train.py --framework rllib`'s "
+            f"defaults ({data['num_env_runners']} env runner x {data['n_envs']} envs, "
+            f"{hp['rollout_fragment_length']} steps each per iteration, learner in the driver, "
+            f"local Ray of {data['ray']['cpus']:g} CPUs)"
+        )
+    else:
+        shape = f"the default PPO hyperparameters on {data['n_envs']} envs"
     how = (
-        f"{data['env_id']}, the default PPO hyperparameters on {data['n_envs']} envs, "
-        f"{data['timesteps']:,} timesteps per run, seeds "
-        f"{', '.join(str(r['seed']) for r in data['runs'] if r['adapter'] == 'native')}; "
+        f"{data['env_id']}, {shape}, {data['timesteps']:,} timesteps per run, seeds "
+        f"{', '.join(str(s) for s in seeds)}; "
         f"evaluated every {data['eval_every']:,} timesteps on {data['episodes']:,} held-out "
         "paired episodes with the clock stopped (seconds are training seconds)."
     )
