@@ -364,3 +364,68 @@ def test_herding_docstring_quotes_the_calibration_sweep():
     driver = pct(_sweep_rate(data, "n_sheep", 25, "driver"))
     strombom = pct(_sweep_rate(data, "n_sheep", 25, "strombom"))
     assert f"pens it in {driver} of episodes and Strömbom's dog in {strombom}" in doc
+
+
+@pytest.mark.parametrize(
+    "name", ["pursuit_ppo", "evasion_ppo", "team_pursuit_pursuer_ppo", "herding_ppo"]
+)
+def test_models_readme_training_figures_are_the_runs(name):
+    """``agents/models/README.md``'s training figures of each shipped model are its run's
+    ``config.json`` (shipped as ``<name>.json``)."""
+    data = read(f"agents/models/{name}.json")
+    session = data["sessions"][0]
+    text = " ".join((ROOT / "agents" / "models" / "README.md").read_text().split())
+    assert (
+        f"{session['end_timesteps']:,} timesteps in {session['train_wall_s']:.0f} s at about "
+        f"{session['fps'] / 1000:.1f}k fps"
+    ) in text
+    if name == "herding_ppo":
+        assert f"{data['total_wall_s']:.0f} s for the whole run" in text
+
+
+# ------------------------------------------------------------------ the GIFs' captions
+def _episode_time(env_id: str, agent: str, seed: int) -> str | None:
+    """When the event of the episode that ``python -m agents.render --env ... --agent
+    AGENT --seed SEED`` draws happens (``None`` without it), as the pages write it."""
+    from agents.evaluation.episodes import play_episode
+
+    ep = play_episode(env_id, agent, seed, render_mode=None)
+    return None if ep.capture_step is None else f"{ep.capture_step * ep.dt:.1f} s"
+
+
+@pytest.mark.slow
+def test_gif_captions_are_their_episodes():
+    """The times the pages give beside their GIFs are those of the episodes the render
+    command printed beside them plays."""
+    pursuit = "steer_env/Pursuit-v0"
+    learned, classic = _episode_time(pursuit, "learned", 36), _episode_time(pursuit, "classic", 36)
+    assert classic is None
+    assert (
+        f"the learned pursuer (left) captures at {learned}; the classic Reynolds pursuer "
+        "(right) does not within the 10 s limit" in page("guides/train.md")
+    )
+    assert "python -m agents.render --side-by-side --seed 36" in page("guides/train.md")
+    herding = page("envs/herding.md")
+    penned = _episode_time("steer_env/Herding-v0", "strombom", 4)
+    assert (
+        f"(north-east corner) at {penned}: "
+        "`python -m agents.render --env herding --agent strombom --seed 4 " in herding
+    )
+    dog, strombom = (
+        _episode_time("steer_env/Herding-v0", a, 1000541) for a in ("learned", "strombom")
+    )
+    assert f"the learned dog pens the flock at {dog}, Strömbom's at {strombom}" in herding
+    assert "--side-by-side --seed 1000541 " in herding
+
+
+@pytest.mark.slow
+def test_team_gif_caption_is_its_episode(tmp_path):
+    from agents.evaluation.cross_play import load_team_policy, render_team_animation
+
+    policy = load_team_policy(ROOT / "agents" / "models" / "team_pursuit_pursuer_ppo.zip")
+    _, (line,) = render_team_animation(tmp_path / "last.png", policy, "flow", seed=0)
+    time = line.split("captured at ")[1]
+    assert (
+        f"captures the scripted flow evader at {time}: `python -m agents.render --env "
+        "team_pursuit --agent learned --seed 0 " in page("envs/team_pursuit.md")
+    )
