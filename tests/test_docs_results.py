@@ -107,6 +107,45 @@ def test_core_results_file_is_what_bench_core_writes():
     assert "results_core.json" in (DOCS / "performance.md").read_text()
 
 
+def test_herding_results_file_is_what_the_herding_section_writes():
+    from benchmarks import herding
+
+    data = load("results_herding.json")
+    assert data["command"] == (
+        "python -m benchmarks --sections herding --repeats 5 --json benchmarks/results_herding.json"
+    )
+    names = [r["name"] for r in data["rows"]]
+    assert names == [
+        herding.ROW_BATCH,
+        herding.ROW_VMAS,
+        herding.ROW_SINGLE,
+        herding.ROW_PARALLEL,
+        *(herding.row_scale(n) for n in herding.SCALE_SHEEP),
+    ]
+    assert all(r["section"] == "herding" and r["median"] > 0 for r in data["rows"])
+    assert [r["size"] for r in data["ratios"]] == [8192, herding.SCALE_ENVS]
+    assert f"`{data['command']}`" in page("envs/herding.md")
+
+
+def test_compile_results_file_is_what_the_compile_section_writes():
+    """Every warm-up target's first use, with an empty and with a filled cache, as
+    ``python -m benchmarks --sections compile`` measures it (the quickstart's table)."""
+    from steer_env.warmup import targets
+
+    data = load("results_compile.json")
+    assert data["command"] == (
+        "python -m benchmarks --sections compile --json benchmarks/results_compile.json"
+    )
+    assert [r["name"] for r in data["rows"]] == [
+        f"first use of {name}, {label}"
+        for name in targets()
+        for label in ("empty cache: compiles", "filled cache: loads")
+    ]
+    medians = [r["median"] for r in data["rows"]]
+    assert all(cold > warm > 0 for cold, warm in zip(medians[::2], medians[1::2], strict=True))
+    assert f"`{data['command']}`" in page("quickstart.md")
+
+
 def test_fidelity_results_file_covers_every_variant_of_both_tasks():
     from benchmarks import fidelity
 
@@ -203,6 +242,8 @@ def test_train_run_file_is_a_finished_runs_config(path):
         m["rllib"]
     )
     assert data["comparison"]["episodes"] == 1000
+    # The guides say every seed meets its goal (the runs-table's "goal met" column).
+    assert data["comparison"]["goal"]["met"]
     (session,) = data["sessions"]
     assert session["status"] == "trained" and session["train_wall_s"] > 0
     assert 0 < session["train_wall_s"] < data["total_wall_s"]
@@ -429,3 +470,37 @@ def test_team_gif_caption_is_its_episode(tmp_path):
         f"captures the scripted flow evader at {time}: `python -m agents.render --env "
         "team_pursuit --agent learned --seed 0 " in page("envs/team_pursuit.md")
     )
+
+
+def test_models_readme_herding_seeds_are_the_runs():
+    """The other two herding seeds the models README quotes are their runs' files."""
+    runs = [read(f"benchmarks/train_runs/herding_seed{s}.json") for s in (1, 2)]
+    rates = [
+        f"{pct(r['comparison']['agents']['learned']['success_rate'])} "
+        f"{_ci(r['comparison']['agents']['learned']['success_ci95'])}"
+        for r in runs
+    ]
+    points = [
+        f"{100 * r['comparison']['paired_vs_learned']['strombom']['success_diff']:+.1f}"
+        for r in runs
+    ]
+    text = " ".join((ROOT / "agents" / "models" / "README.md").read_text().split())
+    assert (
+        f"trained dogs that pen {rates[0]} and {rates[1]} of the 1,000 episodes "
+        f"({points[0]} and {points[1]} points over Strömbom's dog)"
+    ) in text
+
+
+def test_evasion_defaults_comment_is_the_search():
+    """``EVASION_PPO``'s comment (on the API page): the chosen settings' mean survival and
+    the range of SB3's settings (the search's ``default`` row) in the same budget."""
+    source = " ".join((ROOT / "steer_env" / "tasks" / "pursuit_evasion.py").read_text().split())
+    source = source.replace(" #: ", " ")
+    rows = {r["candidate"]["name"]: r for r in load("results_training_search_evasion.json")["rows"]}
+    chosen = [r["success"] for r in rows["32 x 128, batch 2048, 10 epochs, lr 1e-3"]["runs"]]
+    sb3 = [r["success"] for r in rows["default"]["runs"]]
+    assert (
+        f"the evader then survives about {100 * sum(chosen) / len(chosen):.0f}% of held-out "
+        f"episodes where SB3's 16 x 256-step, 5-epoch, 3e-4 settings reach "
+        f"{100 * min(sb3):.0f}-{100 * max(sb3):.0f}% in the same budget"
+    ) in source
