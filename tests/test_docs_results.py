@@ -504,3 +504,19 @@ def test_evasion_defaults_comment_is_the_search():
         f"episodes where SB3's 16 x 256-step, 5-epoch, 3e-4 settings reach "
         f"{100 * min(sb3):.0f}-{100 * max(sb3):.0f}% in the same budget"
     ) in source
+
+
+def test_rllib_guide_stock_runner_ratio_is_the_results_file():
+    """The RLlib guide's "about 2x" for the stock runner over ``sync`` is the ratio of
+    ``benchmarks/results_rllib.json`` that the bench-table above it shows."""
+    data = load("results_rllib.json")
+    (ratio,) = [
+        r["value"]
+        for r in data["ratios"]
+        if r["name"] == "RLlib sampling env-steps/s, native vector env with the stock runner / sync"
+    ]
+    assert f"samples only about {ratio:.0f}x faster than RLlib's `sync` mode" in page(
+        "guides/rllib.md"
+    )
+    runner = " ".join((ROOT / "agents" / "rllib" / "runner.py").read_text().split())
+    assert f"sampling only about {ratio:.0f}x faster than Gymnasium's" in runner
