@@ -178,3 +178,36 @@ def test_readme_rllib_time_to_threshold_is_the_rllib_training_results_file():
         "`SingleAgentEnvRunner`"
     ) in TEXT
     assert f"`{data['command']}`" in TEXT
+
+
+def test_readme_default_training_figures_are_the_runs_files():
+    """The first command's training seconds and capture rates are those of the three runs'
+    ``config.json`` shipped as ``benchmarks/train_runs/pursuit_seed{0,1,2}.json``."""
+    runs = [
+        json.loads((ROOT / "benchmarks" / "train_runs" / f"pursuit_seed{s}.json").read_text())
+        for s in range(3)
+    ]
+    assert [r["command"][1:5] for r in runs] == [
+        ["train.py", "--seed", str(s), "--episodes"] for s in range(3)
+    ]
+    text = " ".join(TEXT.split())
+    seconds = [r["sessions"][0]["train_wall_s"] for r in runs]
+    assert f"({min(seconds):.1f} to {max(seconds):.1f} s of training on 2 cores)" in text
+    rates = [_pct(r["comparison"]["agents"]["learned"]["success_rate"]) for r in runs]
+    assert f"it captured {rates[0]}%, {rates[1]}% and {rates[2]}% of 1,000 episodes" in text
+    assert "`python train.py --seed S --episodes 1000`" in text
+    assert "`benchmarks/train_runs/pursuit_seed*.json`" in text
+
+
+def test_readme_league_figures_are_the_league_files():
+    """The league sentence: the final pursuer team's worst capture rate and its
+    exploitability (``team_pursuit_league.json``), and how often the alternating best
+    responses' last evader escapes their last pursuer team (the cross-play file)."""
+    models = ROOT / "agents" / "models"
+    final = json.loads((models / "team_pursuit_league.json").read_text())["final"]
+    cells = json.loads((models / "team_pursuit_league_crossplay.json").read_text())["cells"]
+    ex = final["exploitability"]["pursuer"]
+    text = " ".join(TEXT.split())
+    assert f"captures at least {_pct(final['pursuer']['worst_capture'])}% of every evader" in text
+    assert f"escapes {_pct(ex['escape_rate'])}% {_ci(ex['ci95'])} of 1,000 held-out" in text
+    assert f"({_pct(1 - cells['p2 vs e2']['capture_rate'])}% for the alternating best" in text

@@ -4,6 +4,7 @@ and max-cycles tests, agent removal, episode end, bad input, the calibration).""
 from __future__ import annotations
 
 import copy
+import json
 import os
 import re
 import subprocess
@@ -295,8 +296,12 @@ def test_the_flow_evader_is_a_weighted_sum_with_the_vortex_only_while_unthreaten
 
 def test_team_calibration_command(tmp_path):
     env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    results = tmp_path / "calibration.json"
     run = subprocess.run(
-        [sys.executable, "-m", "agents.team_calibration", "--episodes", "300", "--check"],
+        [
+            *(sys.executable, "-m", "agents.team_calibration", "--episodes", "300", "--check"),
+            *("--json", str(results)),
+        ],
         capture_output=True,
         text=True,
         cwd=ROOT,
@@ -309,6 +314,33 @@ def test_team_calibration_command(tmp_path):
     for team in ("reynolds x3", "cooperative x3", "reynolds x1"):
         assert re.search(rf"^{team} +\d+\.\d% \[\d+\.\d, \d+\.\d\] ", out, re.M), out
     assert out.count("met ") == 3 and "MISSED" not in out
+    # --json: the printed figures, the targets and the command that writes the same file.
+    data = json.loads(results.read_text())
+    assert data["command"] == (
+        f"python -m agents.team_calibration --episodes 300 --seed 1000000 --json {results}"
+    )
+    assert (data["episodes"], data["seed"], data["pursuers"]) == (300, 1_000_000, 3)
+    for team, r in data["teams"].items():
+        assert r["episodes"] == 300 and r["rate"] == r["captures"] / 300
+        rate = f"{100 * r['rate']:.1f}% [{100 * r['lo']:.1f}, {100 * r['hi']:.1f}]"
+        assert re.search(rf"^{team} +{re.escape(rate)} ", out, re.M), (team, rate)
+    assert [(t["target"], t["met"]) for t in data["targets"]] == [
+        (line[7:].strip(), line.startswith("met"))
+        for line in out.splitlines()
+        if line.startswith(("met ", "MISSED "))
+    ]
+    assert [p.name for p in tmp_path.iterdir()] == ["calibration.json"]  # no temp file left
+    for where in (tmp_path, tmp_path / "missing" / "c.json"):
+        bad_json = subprocess.run(
+            [sys.executable, "-m", "agents.team_calibration", "--json", str(where)],
+            capture_output=True,
+            text=True,
+            cwd=ROOT,
+            env=env,
+            timeout=120,
+        )
+        assert bad_json.returncode == 2 and bad_json.stdout == ""
+        assert bad_json.stderr.count("\n") == 1 and "--json" in bad_json.stderr
     bad = subprocess.run(
         [sys.executable, "-m", "agents.team_calibration", "--episodes", "0"],
         capture_output=True,

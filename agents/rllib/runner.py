@@ -3,9 +3,11 @@
 **Why.** RLlib 2.60's ``SingleAgentEnvRunner._sample`` does Python work per sub-env and
 step: an ``add_env_step`` on an episode object, the env-to-module and module-to-env
 connector pipelines over per-episode lists, per-episode callbacks. That is tens of
-microseconds per env-step, against about 0.3 us for one sub-env's step in the package's
-batched vector env (:class:`~steer_env.envs.vector.SteerVectorEnv`), so the native env made
-sampling only ~2.3x faster than Gymnasium's ``SyncVectorEnv`` of single envs.
+microseconds per env-step, against under a microsecond for one sub-env's step in the
+package's batched vector env (:class:`~steer_env.envs.vector.SteerVectorEnv`), so the
+native env makes the stock runner's sampling only about 2x faster than Gymnasium's
+``SyncVectorEnv`` of single envs (``benchmarks/results_rllib.json``, written by
+``python -m benchmarks --sections sb3,rllib``; the RLlib guide tables it).
 
 :class:`NativeVectorEnvRunner` keeps everything of the parent class (env creation and
 seeding, the RLModule, ``get_state``/``set_state`` weight sync, checkpoints, metrics,

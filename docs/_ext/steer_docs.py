@@ -15,6 +15,11 @@
   success threshold, or ``--search``), with its command and machine.
 * ``team-table``: a team ``comparison.json`` (``python -m agents.compare`` on a team model,
   or the cross-play of ``python -m agents.team_league``) as pursuer teams x evaders.
+* ``calibration-table``: results files of ``python -m agents.team_calibration --json``
+  (``agents/models/team_calibration_<seed>.json``), one column per seed block.
+* ``runs-table``: training runs of ``train.py``, one row per run, from the ``config.json``
+  each run writes (copies shipped as ``benchmarks/train_runs/*.json``): the final
+  comparison, the training seconds and the command.
 * ``behavior-card``: a behavior's picture (``docs/_static/behaviors/``, drawn by
   ``python -m steer_env.demos.gallery --stills``) beside its docstring.
 
@@ -27,6 +32,7 @@ import importlib
 import inspect
 import json
 import re
+import shlex
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -573,6 +579,164 @@ class TrainingTable(SphinxDirective):
         return container.children
 
 
+def calibration_markdown(paths: list[str]) -> str:
+    """Results files of ``python -m agents.team_calibration --json`` as one table: the teams
+    (rows), each file's capture rates (a column per seed block), each team's target and
+    whether every file meets it."""
+    files = [(path, json.loads((ROOT / path).read_text())) for path in paths]
+    first = files[0][1]
+    head = ["team", *(f"capture rate, seeds {d['seed']:,}.." for _, d in files), "target", "met"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for team in first["teams"]:
+        row = [f"`{team}`"]
+        for _, d in files:
+            r = d["teams"][team]
+            row.append(f"{100 * r['rate']:.1f}% [{100 * r['lo']:.1f}, {100 * r['hi']:.1f}]")
+        targets = [next(t for t in d["targets"] if t["team"] == team) for _, d in files]
+        row.append(targets[0]["target"].removeprefix(team).strip())
+        row.append(", ".join("yes" if t["met"] else "no" for t in targets))
+        lines.append("| " + " | ".join(_cell(c) for c in row) + " |")
+    written = "; ".join(
+        f"`{d['command']}` wrote `{path}` ({d['wall_s']:.1f} s)" for path, d in files
+    )
+    lines += [
+        "",
+        f"{first['episodes']:,} paired episodes per team and seed block, {first['pursuers']} "
+        f"pursuers per team, 95% Wilson intervals. {written}.",
+    ]
+    return "\n".join(lines)
+
+
+class CalibrationTable(SphinxDirective):
+    """``{calibration-table} agents/models/team_calibration_1000000.json ...``."""
+
+    required_arguments = 1
+    optional_arguments = 8
+
+    def run(self) -> list[nodes.Node]:
+        for path in self.arguments:
+            self.env.note_dependency(str(ROOT / path))
+        container = nodes.container(classes=["calibration-table"])
+        text = calibration_markdown(list(self.arguments))
+        self.state.nested_parse(StringList(text.splitlines()), 0, container)
+        return container.children
+
+
+def run_command(config: dict) -> str:
+    """The command a run's ``config.json`` records, as one types it (``python train.py ...``)."""
+    return shlex.join(["python", *config["command"][1:]])
+
+
+def _run_times(config: dict) -> tuple[float, float, str]:
+    """A finished run's training seconds, training timesteps per second and engine warm-up
+    seconds (its first session's; an RLlib run's per process, the driver's first)."""
+    session = config["sessions"][0]
+    warm = session["warmup_s"]
+    warm = " + ".join(f"{w:.1f}" for w in warm) if isinstance(warm, list) else f"{warm:.1f}"
+    return session["train_wall_s"], session["fps"], warm
+
+
+def _run_envs(options: dict) -> str:
+    """The envs a run trained on: ``N envs`` (stable-baselines3), or RLlib's env runners."""
+    if "n_envs" in options:
+        return f"{options['n_envs']} envs"
+    return (
+        f"{options['num_env_runners']} env runner(s) x {options['envs_per_runner']} envs, "
+        f"{options['num_learners']} learner actors"
+    )
+
+
+def runs_markdown(paths: list[str]) -> str:
+    """Training runs of ``train.py`` (copies of the ``config.json`` each run writes), one row
+    per run: the final comparison's learned side against the task's classic scripted side
+    (team runs: the learned team and the cooperative team against the flow evader), the
+    paired differences, the training seconds and the run's total seconds."""
+    from agents.evaluation.compare import task_of
+
+    runs = [(path, json.loads((ROOT / path).read_text())) for path in paths]
+    first = runs[0][1]
+    env_id = first["options"]["env"]
+    metrics = task_of(env_id).metrics
+    what, time_what = metrics.labels["rate"], metrics.time_means
+    comp = first["comparison"]
+    if "cells" in comp:
+        learned, other = "learned vs flow", "cooperative vs flow"
+        diff_name = f"{learned} - {other}"
+        other_label = "cooperative team"
+    else:
+        learned = "learned"
+        other = next(k for k in comp["agents"] if k != "learned")
+        diff_name = other
+        other_label = other
+    head = [
+        "training seed",
+        f"learned: {what} rate [95% CI]",
+        f"{other_label}: {what} rate",
+        f"learned - {other_label}, points [95% CI]",
+        f"{time_what}: learned - {other_label}, s [95% CI]",
+        "goal met",
+        "training, s (timesteps/s)",
+        "run total, s (of it engine warm-up)",
+    ]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    commands = []
+    for path, d in runs:
+        c = d["comparison"]
+        if "cells" in c:
+            a, b = c["cells"][learned], c["cells"][other]
+            rates = [(x["capture_rate"], x["capture_ci95"]) for x in (a, b)]
+            p = c["paired"][diff_name]
+            diff, diff_ci = p["capture_diff"], p["capture_diff_ci95"]
+        else:
+            a, b = c["agents"][learned], c["agents"][other]
+            rates = [(x["success_rate"], x["success_ci95"]) for x in (a, b)]
+            p = c["paired_vs_learned"][diff_name]
+            diff, diff_ci = p["success_diff"], p["success_diff_ci95"]
+        train_s, fps, warmup_s = _run_times(d)
+        (rate, (lo, hi)), (other_rate, (olo, ohi)) = rates
+        row = [
+            str(d["options"]["seed"]),
+            f"{100 * rate:.1f}% [{100 * lo:.1f}, {100 * hi:.1f}]",
+            f"{100 * other_rate:.1f}% [{100 * olo:.1f}, {100 * ohi:.1f}]",
+            _points(diff, diff_ci),
+            _points(p["time_diff_s"], p["time_diff_ci95_s"], 1.0, 2),
+            "yes" if c["goal"]["met"] else "no",
+            f"{train_s:.1f} ({fps:,.0f})",
+            f"{d['total_wall_s']:.1f} ({warmup_s})",
+        ]
+        lines.append("| " + " | ".join(_cell(c) for c in row) + " |")
+        commands.append(f"`{run_command(d)}` (`{path}`)")
+    o = first["options"]
+    steps = first["sessions"][-1]["end_timesteps"]
+    versions = ", ".join(f"{k} {v}" for k, v in first["versions"].items() if k != "platform")
+    lines += [
+        "",
+        f"{env_id}, {steps:,} timesteps on {_run_envs(o)}, {o['threads']} torch thread(s); "
+        f"the final comparison on {comp['episodes']:,} paired episodes from seed "
+        f"{comp['seed']:,} (95% Wilson intervals, Newcombe's for paired differences of rates, "
+        f"paired t for times restricted to the time limit). Goal: {comp['goal']['criterion']}. "
+        "The warm-up compiles the engine, or loads it from numba's cache, "
+        "before the training clock starts. Each row is a run's `config.json`, written by "
+        f"{'; '.join(commands)}; {versions}.",
+    ]
+    return "\n".join(lines)
+
+
+class RunsTable(SphinxDirective):
+    """``{runs-table} benchmarks/train_runs/pursuit_seed0.json ...``."""
+
+    required_arguments = 1
+    optional_arguments = 16
+
+    def run(self) -> list[nodes.Node]:
+        for path in self.arguments:
+            self.env.note_dependency(str(ROOT / path))
+        container = nodes.container(classes=["runs-table"])
+        text = runs_markdown(list(self.arguments))
+        self.state.nested_parse(StringList(text.splitlines()), 0, container)
+        return container.children
+
+
 def setup(app: Sphinx) -> dict[str, Any]:
     app.add_directive("env-card", EnvCard)
     app.add_directive("bench-table", BenchTable)
@@ -582,5 +746,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.add_directive("sweep-table", SweepTable)
     app.add_directive("training-table", TrainingTable)
     app.add_directive("team-table", TeamTable)
+    app.add_directive("calibration-table", CalibrationTable)
+    app.add_directive("runs-table", RunsTable)
     app.add_directive("behavior-card", BehaviorCard)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -135,8 +135,8 @@ PURSUIT = register(
         ),
         entry_point="steer_env.envs.pursuit:PursuitEnv",
         vector_entry_point="steer_env.envs.pursuit:make_pursuit_vector",
-        # PPO here is the default run of ``python train.py``: about 10 s of training on 2
-        # CPU cores (:data:`PURSUIT_PPO`).
+        # PPO here is the default run of ``python train.py`` (:data:`PURSUIT_PPO`; its
+        # training seconds per seed: benchmarks/train_runs/pursuit_seed*.json).
         training=training.table(
             ppo=training.defaults(229_376, 32, PURSUIT_PPO),
             sac=training.defaults(50_000, 4, training.SB3_SAC),
