@@ -207,9 +207,10 @@ def train(opts: dict[str, Any], paths: RunPaths, previous: dict[str, Any], resum
     session = session_seed(seed, start_timesteps)
     sb3.seed_everything(session, int(opts["threads"]))
 
-    # ---- Envs: the native batched vector env; the team task trains one SB3 slot per agent
-    # of the learned role. Potential-based shaping leaves the optimal policy unchanged only
-    # when its discount is the learner's: the env is built with the algorithm's gamma.
+    # ---- Envs: the native batched vector env; a team task, or a configuration with several
+    # agents of the learned role, trains one SB3 slot per agent of that role (one policy).
+    # Potential-based shaping leaves the optimal policy unchanged only when its discount is
+    # the learner's: the env is built with the algorithm's gamma.
     from stable_baselines3.common.vec_env import VecMonitor
 
     device = resolve_device(opts["device"], algo)
@@ -222,7 +223,7 @@ def train(opts: dict[str, Any], paths: RunPaths, previous: dict[str, Any], resum
     make_env, opponent, meta_extra = sb3.env_factory(opts, env_kwargs)
     n_eval = int(opts["periodic_eval_episodes"])
     train_env = VecMonitor(make_env(n_envs, session))
-    eval_env = VecMonitor(make_env(sb3.eval_envs(env_id, n_eval), EVAL_SEED + seed))
+    eval_env = VecMonitor(make_env(sb3.eval_envs(env_id, n_eval, config), EVAL_SEED + seed))
     assert train_env.num_envs == slots
 
     # ---- The engine compiles on its first use (a fresh install): pay it, or load it from

@@ -105,11 +105,13 @@ def _column(path: Path, name: str) -> list[str]:
         (["train.py", "--set", "n_sheep=5"], "unexpected keyword argument 'n_sheep'"),
         (["train.py", "--set", "capture_radius=-1"], "capture_radius must be"),
         (["train.py", "--set", "time_limit"], "bad --set"),
-        (["train.py", "--env", "herding", "--set", "n_dogs=2"], "one learned dog"),
+        # Several dogs train, compare and sweep (tests/test_herding_dogs.py), as many in
+        # every row of a sweep.
         (
-            ["-m", "agents.compare", "--env", "herding", "--no-learned", "--set", "n_dogs=2"],
-            "one learned dog",
+            ["-m", "agents.sweep", "--env", "herding", "--no-learned", "--vary", "n_dogs=1,2"],
+            "every row plays the same number of learned agents",
         ),
+        (["train.py", "--env", "herding", "--set", "n_dogs=0"], "n_dogs must be"),
         (["train.py", "--framework", "rllib", "--set", "time_limit=5"], "not available"),
         (["train.py", "--env", "team_pursuit", "--set", "learned=evaders"], "--set learned"),
         (["-m", "agents.compare", "--no-learned", "--set", "n_sheep=0"], "unexpected keyword"),

@@ -45,7 +45,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.evaluation import stats
+from agents.evaluation import shared, stats
 from agents.evaluation.cross_play import CrossPlay
 from agents.evaluation.policies import (
     ENV_SHORT,
@@ -57,6 +57,7 @@ from agents.evaluation.policies import (
     add_config_option,
     agent_label,
     canonical_agent,
+    config_overrides,
     default_model_path,
     env_arg,
     env_tag,
@@ -71,6 +72,7 @@ from agents.evaluation.results import EpisodeResults as EpisodeResults
 from agents.evaluation.results import atomic_write_bytes as atomic_write_bytes
 from agents.evaluation.results import atomic_write_json as atomic_write_json
 from agents.evaluation.results import csv_bytes, format_interval
+from agents.evaluation.shared import AgentsBatch, several_agents
 from steer_env import cli
 from steer_env.cli import OneLineParser, positive_int
 from steer_env.tasks import REGISTRY, get_task
@@ -84,15 +86,30 @@ DEFAULT_EPISODES = 500
 MAX_BATCH = 4096
 
 
+def episode_env(env_id: str, episodes: int, env_kwargs: dict[str, Any] | None = None) -> Any:
+    """The env that plays ``episodes`` episodes at once: the task's native Gymnasium vector
+    env, or, for a configuration with several learned agents of the role, its PettingZoo
+    batch (:class:`agents.evaluation.shared.AgentsBatch`)."""
+    if several_agents(env_id, env_kwargs):
+        return AgentsBatch(env_id, episodes, env_kwargs)
+    import gymnasium as gym
+
+    import steer_env  # noqa: F401
+
+    return gym.make_vec(
+        env_id, num_envs=episodes, vectorization_mode="vector_entry_point", **(env_kwargs or {})
+    )
+
+
 def play_episodes(
     env_id: str, policy_fn: Any, episodes: int, seed: int, env_kwargs: dict[str, Any] | None = None
 ) -> EpisodeResults:
     """Play episode ``k = 0..episodes-1`` from seed ``seed + k`` with the policy
     ``policy_fn(vector_env, seed)`` (deterministic actions): a native vector env with one env
-    per episode, ``reset(seed=seed)`` (env ``i`` starts from ``seed + i``), each env recorded
-    up to the end of its first episode. Batches of more than :data:`MAX_BATCH` episodes pass
-    their own first seed, so a policy keyed by ``seed + i`` plays episode ``k`` alike in any
-    batch."""
+    per episode (:func:`episode_env`), ``reset(seed=seed)`` (env ``i`` starts from
+    ``seed + i``), each env recorded up to the end of its first episode. Batches of more
+    than :data:`MAX_BATCH` episodes pass their own first seed, so a policy keyed by
+    ``seed + i`` plays episode ``k`` alike in any batch."""
     if episodes > MAX_BATCH:
         parts = [
             play_episodes(env_id, policy_fn, min(MAX_BATCH, episodes - k), seed + k, env_kwargs)
@@ -107,13 +124,7 @@ def play_episodes(
                 key: np.concatenate([r.outcomes[key] for r in parts]) for key in parts[0].outcomes
             },
         )
-    import gymnasium as gym
-
-    import steer_env  # noqa: F401
-
-    env = gym.make_vec(
-        env_id, num_envs=episodes, vectorization_mode="vector_entry_point", **(env_kwargs or {})
-    )
+    env = episode_env(env_id, episodes, env_kwargs)
     try:
         policy = policy_fn(env, seed)
         obs, _ = env.reset(seed=seed)
@@ -167,8 +178,11 @@ def summarize(
     dt: float,
     time_limit: int,
     labels: dict[str, str] | None = None,
+    targets: tuple[str, ...] | None = None,
 ) -> dict[str, Any]:
-    """Per-agent statistics and paired differences (learned - each scripted agent)."""
+    """Per-agent statistics and paired differences (learned - each other agent). The goal
+    is the task's (``metrics.goal``) against each agent of ``targets`` (default: the
+    task's classic baseline); with several targets, ``goal["per_target"]`` holds each."""
     horizon = time_limit * dt
     labels = labels or {}
     agents: dict[str, Any] = {}
@@ -196,16 +210,18 @@ def summarize(
     metrics = get_task(env_id).metrics
     event = metrics.labels.get("event", "captured")  # the timed event, as a participle
     goal: dict[str, Any] = {}
-    classic = SCRIPTED_FOR_ENV[env_id][0]  # the task's classic baseline
-    if classic in paired:
-        p = paired[classic]
-        better_success = bool(p["success_diff_ci95"][0] > 0)
-        goal = {"criterion": metrics.goal["criterion"], "success_better": better_success}
-        met = better_success
-        if metrics.goal.get("time_shorter"):
-            goal["time_shorter"] = bool(p["time_diff_ci95_s"][1] < 0)
-            met = met and goal["time_shorter"]
-        goal["met"] = met
+    targets = targets or (SCRIPTED_FOR_ENV[env_id][0],)  # the task's classic baseline
+    checks = {name: _goal_check(paired[name], metrics) for name in targets if name in paired}
+    if len(targets) == 1 and checks:
+        goal = {"criterion": metrics.goal["criterion"], **checks[targets[0]]}
+    elif checks:
+        shorter = metrics.goal.get("time_shorter")
+        time_part = " and restricted mean time CI below 0" if shorter else ""
+        goal = {
+            "criterion": f"learned - each of {', '.join(checks)}: success CI above 0{time_part}",
+            **{key: all(c[key] for c in checks.values()) for key in next(iter(checks.values()))},
+            "per_target": checks,
+        }
     return {
         "env_id": env_id,
         "role": ROLE[env_id],
@@ -229,6 +245,16 @@ def summarize(
         "paired_vs_learned": paired,
         "goal": goal,
     }
+
+
+def _goal_check(p: dict[str, Any], metrics: Any) -> dict[str, bool]:
+    """Whether a paired difference ``p`` (learned - other) meets the task's goal: success
+    interval above 0 and, when ``metrics.goal`` asks for it, time interval below 0."""
+    check = {"success_better": bool(p["success_diff_ci95"][0] > 0)}
+    if metrics.goal.get("time_shorter"):
+        check["time_shorter"] = bool(p["time_diff_ci95_s"][1] < 0)
+    check["met"] = all(check.values())
+    return check
 
 
 def paired_differences(
@@ -428,17 +454,55 @@ def play_agents(
     episodes: int,
     seed: int,
     env_kwargs: dict[str, Any] | None = None,
+    single: LearnedPolicy | None = None,
 ) -> tuple[dict[str, EpisodeResults], dict[str, str]]:
     """The learned ``policy`` (if given) and every scripted agent of its role, each on the
     same ``episodes`` seeded episodes of the env of ``env_kwargs``: results and labels by
-    agent name, the learned one first."""
+    agent name, the learned one first.
+
+    When ``env_kwargs`` has several learned agents of the role
+    (:func:`agents.evaluation.shared.several_agents`), each side is one policy acting for
+    every agent (the learned one, and the task's scripted policies for several agents),
+    and ``single`` (a model trained with one agent) plays alone on the same seeds in the
+    same configuration with one agent (:func:`agents.evaluation.shared.single_config`),
+    as the row ``single``."""
     results: dict[str, EpisodeResults] = {}
     labels: dict[str, str] = {}
+    several = several_agents(env_id, env_kwargs)
+    if single is not None and not several:
+        raise UsageError("a single-agent model is compared with several learned agents only")
     if policy is not None:
+        played = shared.EveryAgent(policy) if several else policy
         results["learned"] = play_episodes(
-            env_id, lambda env, _seed: policy, episodes, seed, env_kwargs
+            env_id, lambda env, _seed: played, episodes, seed, env_kwargs
         )
-        labels["learned"] = agent_label("learned", env_id, policy)
+        labels["learned"] = (
+            shared.label("learned", env_id, policy)
+            if several
+            else agent_label("learned", env_id, policy)
+        )
+    if several:
+        for name in shared.baseline_names(env_id):
+            results[name] = play_episodes(
+                env_id,
+                lambda env, batch_seed, name=name: shared.scripted_team(
+                    name, env_id, env.config, batch_seed
+                ),
+                episodes,
+                seed,
+                env_kwargs,
+            )
+            labels[name] = shared.label(name, env_id)
+        if single is not None:
+            results[shared.SINGLE] = play_episodes(
+                env_id,
+                lambda env, _seed: single,
+                episodes,
+                seed,
+                shared.single_config(env_id, env_kwargs),
+            )
+            labels[shared.SINGLE] = shared.label(shared.SINGLE, env_id, single)
+        return results, labels
     for name in SCRIPTED_FOR_ENV[env_id]:
         results[name] = play_episodes(
             env_id,
@@ -459,18 +523,20 @@ def run_comparison(
     out: Path | None = None,
     env_kwargs: dict[str, Any] | None = None,
     extra: dict[str, Any] | None = None,
+    single: LearnedPolicy | None = None,
 ) -> dict[str, Any]:
     """Play the learned ``policy`` (if given) and every scripted agent of its role on the
-    same ``episodes`` seeded episodes; return the summary and write files to ``out``."""
-    import gymnasium as gym
-
-    import steer_env  # noqa: F401
-
-    probe = gym.make(env_id, **(env_kwargs or {}))
-    cfg = probe.unwrapped.config
-    probe.close()
-    results, labels = play_agents(env_id, policy, episodes, seed, env_kwargs)
-    summary = summarize(results, env_id, cfg.dt, cfg.time_limit, labels)
+    same ``episodes`` seeded episodes (and ``single``: :func:`play_agents`); return the
+    summary and write files to ``out``. With several learned agents the goal is against
+    the classic scripted team and, when given, the single agent."""
+    cfg = get_task(env_id).config(**(env_kwargs or {}))
+    results, labels = play_agents(env_id, policy, episodes, seed, env_kwargs, single)
+    targets = None
+    if several_agents(env_id, env_kwargs):
+        targets = (shared.baseline_names(env_id)[0], *([shared.SINGLE] if single else []))
+    summary = summarize(results, env_id, cfg.dt, cfg.time_limit, labels, targets)
+    if targets is not None:
+        summary["agents_per_side"] = shared.learned_agents(env_id, env_kwargs)
     if out is not None:
         summary["files"] = {
             k: str(v) for k, v in write_outputs(results, summary, Path(out), seed, extra).items()
@@ -525,6 +591,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="compare the scripted agents only (no model needed)",
     )
     p.add_argument(
+        "--single-model",
+        type=Path,
+        default=None,
+        help="with several learned agents of the role (herding: --set n_dogs=2): a model "
+        "trained with one, played alone on the same seeds in the same configuration with "
+        "one agent (the row 'single', part of the goal)",
+    )
+    p.add_argument(
         "--opponent-model",
         type=Path,
         default=None,
@@ -551,22 +625,39 @@ class AgentsTable:
         if not args.no_learned:
             if args.model is None:
                 env_id = env_id or DEFAULT_ENV
-                model_path = default_model_path(env_id)
+                given = config_overrides(args.config, env_id, several=True)
+                model_path = default_model_path(env_id, given)
                 if not model_path.exists():
+                    sets = "".join(f" --set {k}={v}" for k, v in given.items())
                     raise PolicyLoadError(
                         f"no shipped model for {env_id} at {model_path}; train one with "
-                        f"`python train.py --env {ENV_SHORT[env_id]}` and pass --model"
+                        f"`python train.py --env {ENV_SHORT[env_id]}{sets}` and pass --model"
                     )
             else:
                 model_path = args.model
                 if env_id is None:
                     env_id = read_model_metadata(model_path).get("env_id")
         env_id = env_id or DEFAULT_ENV
-        config = played_config(model_path, args.config, env_id)
+        config = played_config(model_path, args.config, env_id, several=True)
+        plays_models = model_path is not None or args.single_model is not None
+        device = inference_device(args.device) if plays_models else "cpu"
         if model_path is not None:
-            device = inference_device(args.device)
             policy = load_policy(model_path, env_id, device=device, env_kwargs=config)
             env_id = policy.env_id
+        single = None
+        if args.single_model is not None:
+            if not several_agents(env_id, config):
+                raise UsageError(
+                    "--single-model is the target of several learned agents of the role "
+                    f"(e.g. --set {get_task(env_id).agent_count or 'n_agents'}=2)"
+                )
+            single = load_policy(
+                args.single_model,
+                env_id,
+                device=device,
+                env_kwargs=shared.single_config(env_id, config),
+            )
+        if plays_models:
             import torch
 
             torch.set_num_threads(1)  # small MLP, batched episodes: one thread is fastest
@@ -583,7 +674,12 @@ class AgentsTable:
             args.seed,
             out,
             env_kwargs=config,
-            extra={"model": str(policy.path) if policy else None, "config": config},
+            extra={
+                "model": str(policy.path) if policy else None,
+                **({"single_model": str(single.path)} if single else {}),
+                "config": config,
+            },
+            single=single,
         )
         print(format_table(summary))
         print(
@@ -606,12 +702,16 @@ class AgentsTable:
             raise UsageError("--side-by-side always shows learned vs classic; drop --agent")
         if not args.human:
             check_animation_path(args.out)
-        short = canonical_agent(agent, env_id)
+        # Several learned agents (the model's configuration or --set) play the task's
+        # PettingZoo form, each side one policy for every agent.
+        given = played_config(args.model, args.config, env_id, several=True)
+        several = several_agents(env_id, given)
+        short = shared.agent_name(agent, env_id) if several else canonical_agent(agent, env_id)
         device = inference_device(args.device)
         model = None
         learned = short == "learned" or args.side_by_side
-        model_path = (args.model or default_model_path(env_id)) if learned else None
-        config = played_config(model_path, args.config, env_id)
+        model_path = (args.model or default_model_path(env_id, given)) if learned else None
+        config = played_config(model_path, args.config, env_id, several=True)
         if learned:
             model = load_policy(model_path, env_id, device=device, env_kwargs=config)
             import torch
@@ -655,7 +755,7 @@ class AgentsTable:
         from agents.evaluation.episodes import render_gif
 
         t1 = time.perf_counter()
-        config = played_config(model_path, None, env_id)
+        config = played_config(model_path, None, env_id, several=True)
         policy = load_policy(model_path, env_id, device="cpu", env_kwargs=config)
         summary = run_comparison(
             env_id,

@@ -509,6 +509,8 @@ def compare_main(args: Any, prog: str) -> int:
     from datetime import datetime
 
     policies: dict[str, LearnedPolicy] = {}
+    if getattr(args, "single_model", None) is not None:
+        raise UsageError("--single-model is for several learned agents of one role")
     overrides = team_overrides(args.config)
     if not args.no_learned:
         device = inference_device(args.device)

@@ -13,8 +13,16 @@ from typing import Any
 
 import numpy as np
 
+from agents.evaluation import shared
 from agents.evaluation.frames import DEFAULT_WIDTH, captioned, side_by_side, write_gif
-from agents.evaluation.policies import LearnedPolicy, agent_label, load_policy, make_policy
+from agents.evaluation.policies import (
+    LearnedPolicy,
+    UsageError,
+    agent_label,
+    load_policy,
+    make_policy,
+)
+from agents.evaluation.shared import AgentsBatch, several_agents
 
 
 @dataclass
@@ -48,7 +56,11 @@ def play_episode(
     env_kwargs: dict[str, Any] | None = None,
 ) -> Episode:
     """Play one episode from ``seed`` with ``agent`` in the env of ``env_kwargs`` and
-    collect its frames (none in ``"human"`` mode, which draws to a window as it goes)."""
+    collect its frames (none in ``"human"`` mode, which draws to a window as it goes).
+    With several learned agents in ``env_kwargs`` the agent plays every one of them
+    (:func:`play_shared_episode`)."""
+    if several_agents(env_id, env_kwargs):
+        return play_shared_episode(env_id, agent, seed, model, render_mode, device, env_kwargs)
     import gymnasium as gym
 
     import steer_env  # noqa: F401
@@ -90,6 +102,73 @@ def play_episode(
         steps,
         cfg.dt,
         role,
+        metrics.labels.get("event", "captured"),
+        metrics.labels.get("no_event", "no capture"),
+    )
+
+
+def team_policy(
+    name: str,
+    env: str,
+    config: Any,
+    model: Any = None,
+    seed: int | None = 0,
+    device: str = "cpu",
+    env_kwargs: dict[str, Any] | None = None,
+) -> tuple[shared.EveryAgent, str]:
+    """The policy of the agent ``name`` (:func:`agents.evaluation.shared.agent_name`)
+    acting for every agent of a batch of ``env`` (``config``: its config object), and its
+    label: ``learned`` plays ``model`` (a loaded policy, a path, or ``None`` for the
+    shipped model of ``env_kwargs``), the others are scripted
+    (:func:`agents.evaluation.shared.scripted_team`)."""
+    key = shared.agent_name(name, env)
+    if key != "learned":
+        return shared.scripted_team(key, env, config, seed), shared.label(key, env)
+    if not isinstance(model, LearnedPolicy):
+        model = load_policy(model, env, device=device, env_kwargs=env_kwargs)
+    return shared.EveryAgent(model), shared.label(key, env, model)
+
+
+def play_shared_episode(
+    env_id: str,
+    agent: str,
+    seed: int,
+    model: LearnedPolicy | str | os.PathLike[str] | None = None,
+    render_mode: str = "rgb_array",
+    device: str = "cpu",
+    env_kwargs: dict[str, Any] | None = None,
+) -> Episode:
+    """:func:`play_episode` for a configuration with several learned agents of the role:
+    one episode of the task's PettingZoo batch from ``seed``, ``agent`` (learned, or a
+    scripted policy for several agents) acting for every agent, with its frames."""
+    if render_mode != "rgb_array":
+        raise UsageError("several learned agents are drawn to a file only: drop --human")
+    env = AgentsBatch(env_id, 1, env_kwargs, render_mode="rgb_array")
+    try:
+        policy, label = team_policy(agent, env_id, env.config, model, seed, device, env_kwargs)
+        obs, _ = env.reset(seed=seed)
+        frames = [np.asarray(env.venv.render()[0])]
+        info: dict[str, Any] = {}
+        steps = 0
+        for _ in range(env.config.time_limit):
+            action, _ = policy.predict(obs, deterministic=True)
+            obs, _, terminated, _, info = env.step(action)
+            steps += 1
+            frames.append(np.asarray(env.venv.render()[0]))
+            if terminated[0]:
+                break
+    finally:
+        env.close()
+    metrics = env.task.metrics
+    event = int(info[metrics.time_key][0])
+    return Episode(
+        frames,
+        label,
+        bool(info["is_success"][0]),
+        event if event >= 0 else None,
+        steps,
+        env.config.dt,
+        env.task.learned_team,
         metrics.labels.get("event", "captured"),
         metrics.labels.get("no_event", "no capture"),
     )

@@ -63,10 +63,20 @@ def models_dir() -> Path:
     return Path(__file__).resolve().parents[1] / "models"
 
 
-def default_model_path(env_id: str) -> Path:
-    """The shipped PPO model for ``env_id``: ``agents/models/pursuit_ppo.zip`` or
-    ``agents/models/evasion_ppo.zip``."""
-    return models_dir() / f"{ENV_SHORT[resolve_env_id(env_id)]}_ppo.zip"
+def default_model_path(env_id: str, config: dict[str, Any] | None = None) -> Path:
+    """The shipped PPO model for ``env_id``: ``agents/models/pursuit_ppo.zip``,
+    ``agents/models/evasion_ppo.zip``...; for a configuration with ``k`` learned agents of
+    the role (:func:`agents.evaluation.shared.learned_agents`) sharing one policy,
+    ``agents/models/<task>_<k><role>s_ppo.zip`` (``herding_2dogs_ppo.zip``)."""
+    env_id = resolve_env_id(env_id)
+    short = ENV_SHORT[env_id]
+    if config:
+        from agents.evaluation.shared import learned_agents
+
+        k = learned_agents(env_id, config)
+        if k > 1:
+            return models_dir() / f"{short}_{k}{ROLE[env_id]}s_ppo.zip"
+    return models_dir() / f"{short}_ppo.zip"
 
 
 def _one_line(exc: BaseException) -> str:
@@ -143,6 +153,28 @@ def _space_shape(space: Any) -> tuple[int, ...] | None:
     return tuple(int(x) for x in shape) if shape is not None else None
 
 
+def agent_spaces(env_id: str, env_kwargs: dict[str, Any] | None) -> tuple[Any, Any]:
+    """The observation and action spaces of one learned agent of ``env_id`` built with
+    ``env_kwargs``: its Gymnasium env's, or, for a configuration with several learned
+    agents, those of each agent of its PettingZoo form."""
+    import gymnasium as gym
+
+    from agents.evaluation.shared import several_agents, team_batch
+
+    try:
+        if several_agents(env_id, env_kwargs):
+            venv = team_batch(env_id, 1, env_kwargs)
+            spaces = venv.single_observation_space, venv.single_action_space
+            venv.close()
+            return spaces
+        env = gym.make(env_id, **(env_kwargs or {}))
+    except (TypeError, ValueError) as exc:
+        raise UsageError(f"bad env arguments: {_one_line(exc)}") from None
+    spaces = env.observation_space, env.action_space
+    env.close()
+    return spaces
+
+
 def load_policy(
     path: str | os.PathLike[str] | None = None,
     env_id: str | None = None,
@@ -164,7 +196,7 @@ def load_policy(
     if path is None:
         if env_id is None:
             raise UsageError("give a model path or an env")
-        path = default_model_path(env_id)
+        path = default_model_path(env_id, env_kwargs)
     p = Path(path)
     if p.is_dir():  # an RLlib checkpoint folder (train.py --framework rllib)
         from agents.rllib.policy import load_rllib_policy
@@ -191,12 +223,7 @@ def load_policy(
         raise PolicyLoadError(f"{p}: cannot tell which algorithm saved this model ({algo!r})")
     cls = algo_class(algo)
 
-    try:
-        env = gym.make(env_id, **(env_kwargs or {}))
-    except (TypeError, ValueError) as exc:
-        raise UsageError(f"bad env arguments: {_one_line(exc)}") from None
-    obs_space, act_space = env.observation_space, env.action_space
-    env.close()
+    obs_space, act_space = agent_spaces(env_id, env_kwargs)
 
     # Check the spaces recorded in the zip before loading the network, so a model for
     # another observation size fails with a clear message rather than a shape error.
@@ -359,12 +386,15 @@ def config_pair(text: str) -> tuple[str, Any]:
     return key, value
 
 
-def config_overrides(pairs: Any, env: str) -> dict[str, Any]:
+def config_overrides(pairs: Any, env: str, several: bool = False) -> dict[str, Any]:
     """The task configuration of ``--set KEY=VALUE`` options (``pairs``: what
     :func:`config_pair` returned, or a dict already made of them), checked by the task of
     ``env`` and, when ``env`` is a Gymnasium id, by building that env (Herding-v0 has one
     dog): :class:`UsageError` naming the option for an unknown name or a value out of its
-    range."""
+    range. ``several``: the caller also plays a configuration with several learned agents
+    of the role in the task's PettingZoo form
+    (:func:`agents.evaluation.shared.several_agents`), which is then checked by the task
+    alone."""
     overrides = dict(pairs or {})
     if not overrides:
         return {}
@@ -373,6 +403,11 @@ def config_overrides(pairs: Any, env: str) -> dict[str, Any]:
         raise UsageError(f"unknown env {env!r}: use {task_names()}")
     try:
         task.config(**overrides)
+        if several:
+            from agents.evaluation.shared import several_agents
+
+            if several_agents(env, overrides):
+                return overrides
         if env == task.env_id:
             import gymnasium as gym
 
@@ -398,12 +433,15 @@ def add_config_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def played_config(model: str | os.PathLike[str] | None, pairs: Any, env: str) -> dict[str, Any]:
+def played_config(
+    model: str | os.PathLike[str] | None, pairs: Any, env: str, several: bool = False
+) -> dict[str, Any]:
     """The configuration an episode is played with: ``model``'s (what ``train.py --set``
     recorded in it; none without a model), the ``--set`` ``pairs`` replacing its values,
-    checked by the task (:func:`config_overrides`)."""
+    checked by the task (:func:`config_overrides`; ``several``: the caller plays several
+    learned agents too)."""
     trained = read_model_metadata(model).get("config") if model is not None else None
-    return config_overrides({**(trained or {}), **dict(pairs or [])}, env)
+    return config_overrides({**(trained or {}), **dict(pairs or [])}, env, several)
 
 
 def resolve_device(requested: str, algo: str) -> str:

@@ -9,7 +9,9 @@ Each ``--vary NAME=V1,V2,...`` is a series of rows: the configuration the agents
 values replace it for every row) with ``NAME`` set to each value in turn, the other
 parameters unchanged. In every row each agent (the learned one, unless ``--no-learned``,
 and the task's scripted agents of its role) plays the same ``--episodes`` paired episodes
-(episode ``k`` from seed ``--seed + k``), as ``python -m agents.compare`` plays them.
+(episode ``k`` from seed ``--seed + k``), as ``python -m agents.compare`` plays them; with
+several learned agents of the role (``--set n_dogs=2``), each agent plays every one of
+them, and the task's scripted policies for several agents are the rows' scripted agents.
 
 Printed and written (``sweep.md`` and ``sweep.json`` in ``--out``): per row, each agent's
 success rate with its 95% Wilson interval, its restricted mean time (s; episodes without
@@ -48,6 +50,7 @@ from agents.evaluation.policies import (
     LearnedPolicy,
     UsageError,
     add_config_option,
+    agent_spaces,
     config_overrides,
     default_model_path,
     env_tag,
@@ -96,17 +99,12 @@ def sweep(
     """Play every agent in each row of ``varied`` (``(name, values)`` pairs; ``base`` with
     ``name`` set to each value): the rows' per-agent statistics and paired differences.
     ``report(row)`` is called after each row."""
-    import gymnasium as gym
-
-    import steer_env  # noqa: F401
-
     rows = []
     for name, values in varied:
         for value in values:
-            config = config_overrides({**base, name: value}, env_id)
-            probe = gym.make(env_id, **config)
-            cfg, obs_shape = probe.unwrapped.config, probe.observation_space.shape
-            probe.close()
+            config = config_overrides({**base, name: value}, env_id, several=True)
+            cfg = task_of(env_id).config(**config)
+            obs_shape = agent_spaces(env_id, config)[0].shape
             if policy is not None and tuple(policy.model.observation_space.shape) != obs_shape:
                 raise UsageError(
                     f"--vary {name}={value}: {policy.path} observes "
@@ -267,11 +265,18 @@ def _sweep_command(args: argparse.Namespace) -> int:
         )
     if args.no_learned and args.model is not None:
         raise UsageError("--no-learned plays the scripted agents only: drop --model")
-    model_path = None if args.no_learned else args.model or default_model_path(env_id)
-    base = played_config(model_path, args.config, env_id)
+    given = config_overrides(args.config, env_id, several=True)
+    model_path = None if args.no_learned else args.model or default_model_path(env_id, given)
+    base = played_config(model_path, args.config, env_id, several=True)
+    count = task_of(env_id).agent_count
     for name, values in args.vary:
-        for value in values:
-            config_overrides({**base, name: value}, env_id)  # every row before any runs
+        if name == count:
+            raise UsageError(
+                f"--vary {name}: every row plays the same number of learned agents; set it "
+                f"with --set {name}=N"
+            )
+        for value in values:  # every row before any runs
+            config_overrides({**base, name: value}, env_id, several=True)
     policy = None
     if model_path is not None:
         policy = load_policy(

@@ -290,7 +290,8 @@ def resolve_options(
         env, algo, seed = args.env, args.algo, args.seed
         name = args.name or options.run_name(env_tag(env), algo, seed)
         paths = RunPaths(args.out / name)
-        setup = setup_of(env)
+        config = config_overrides(args.config, env, several=True)
+        setup = setup_of(env, config)
         setup.check_options(given)
         defaults = training_defaults(algo, env)
         timesteps = args.timesteps or defaults.timesteps
@@ -302,7 +303,7 @@ def resolve_options(
             "timesteps": timesteps,
             "n_envs": args.n_envs or defaults.n_envs,
             "device": args.device,
-            "config": config_overrides(args.config, env),
+            "config": config,
             **options.new_run_options(args, timesteps),
             **setup.options(args),
         }
@@ -455,18 +456,60 @@ class SharedPolicySetup:
         return make_team_env, opponent, extra
 
 
+class SharedAgentsSetup(SingleAgentSetup):
+    """How SB3 trains a task of one learned role (``metrics.layout`` ``"agents"``) whose
+    configuration has several learned agents of that role (``--set n_dogs=2``,
+    :func:`agents.evaluation.shared.several_agents`): one policy shared by every agent, one
+    SB3 env slot per agent (:class:`steer_env.envs.sb3.TeamSB3VecEnv`) over the task's
+    PettingZoo batch."""
+
+    def agent_slots(self, opts: dict[str, Any]) -> int:
+        from agents.evaluation.shared import learned_agents
+
+        return int(opts["n_envs"]) * learned_agents(opts["env"], opts.get("config"))
+
+    def eval_envs(self, episodes: int) -> int:
+        """At most 10 envs, as :class:`SharedPolicySetup`'s: each holds several slots."""
+        return min(10, episodes)
+
+    def env_factory(
+        self, opts: dict[str, Any], env_kwargs: dict[str, Any]
+    ) -> tuple[Callable[[int, int], Any], Any, dict[str, Any]]:
+        from agents.evaluation.shared import learned_agents, team_batch
+        from steer_env.envs.sb3 import TeamSB3VecEnv
+
+        env = opts["env"]
+        role = task_of(env).learned_team
+
+        def make_env(n: int, seed: int) -> Any:
+            venv = TeamSB3VecEnv(team_batch(env, n, env_kwargs), role=role)
+            venv.seed(seed)
+            return venv
+
+        return make_env, None, {"role": role, "agents": learned_agents(env, env_kwargs)}
+
+
 #: How SB3 trains a task, by its ``metrics.layout``.
 SETUPS: dict[str, Any] = {"agents": SingleAgentSetup(), "cross_play": SharedPolicySetup()}
+#: The ``"agents"`` layout's setup for a configuration with several learned agents.
+SHARED_AGENTS = SharedAgentsSetup()
 
 
-def setup_of(env: str) -> Any:
-    """The training setup of the task ``env`` (its name or env id)."""
+def setup_of(env: str, config: dict[str, Any] | None = None) -> Any:
+    """The training setup of the task ``env`` (its name or env id) with the ``--set``
+    configuration ``config``: its layout's (:data:`SETUPS`), or :data:`SHARED_AGENTS` when
+    ``config`` has several learned agents of the task's one learned role."""
+    from agents.evaluation.shared import several_agents
+
+    if task_of(env).metrics.layout == "agents" and several_agents(env, config):
+        return SHARED_AGENTS
     return SETUPS[task_of(env).metrics.layout]
 
 
 def agent_slots(opts: dict[str, Any]) -> int:
-    """SB3's ``n_envs``: the envs, or the team task's agent slots of the trained role."""
-    return setup_of(opts["env"]).agent_slots(opts)
+    """SB3's ``n_envs``: the envs, or the agent slots of the trained role (a team task, or
+    several agents of one role)."""
+    return setup_of(opts["env"], opts.get("config")).agent_slots(opts)
 
 
 def env_factory(
@@ -474,13 +517,13 @@ def env_factory(
 ) -> tuple[Callable[[int, int], Any], Any, dict[str, Any]]:
     """``(make_env(n, seed), opponent, metadata)``: the SB3 vec env of ``n`` envs of the run's
     task, the frozen opponent model of a team run (or None) and what the model's metadata
-    adds for it (:data:`SETUPS`)."""
-    return setup_of(opts["env"]).env_factory(opts, env_kwargs)
+    adds for it (:func:`setup_of`)."""
+    return setup_of(opts["env"], opts.get("config")).env_factory(opts, env_kwargs)
 
 
-def eval_envs(env: str, episodes: int) -> int:
-    """Envs of the periodic evaluation's env of ``episodes`` episodes (:data:`SETUPS`)."""
-    return setup_of(env).eval_envs(episodes)
+def eval_envs(env: str, episodes: int, config: dict[str, Any] | None = None) -> int:
+    """Envs of the periodic evaluation's env of ``episodes`` episodes (:func:`setup_of`)."""
+    return setup_of(env, config).eval_envs(episodes)
 
 
 #: A warm-up longer than this was a compile, which the run reports.

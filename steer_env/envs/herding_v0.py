@@ -5,8 +5,9 @@ scripted sheep into the pen (task: :mod:`steer_env.tasks.herding`; the single-do
 Gymnasium form is ``steer_env/Herding-v0``). Every dog gets the same reward (the team's),
 and sees the other dogs in its observation. :func:`vector_env` is the native batched form
 (``E`` environments in one compiled call), and
-:func:`steer_env.envs.sb3.make_team_sb3_vec_env` its stable-baselines3 ``VecEnv`` with one
-slot per dog (parameter sharing).
+``steer_env.envs.sb3.TeamSB3VecEnv(vector_env(E, n_dogs=2), role="dog")`` its
+stable-baselines3 ``VecEnv`` with one slot per dog (parameter sharing), which ``python
+train.py --env herding --set n_dogs=2`` trains one policy on.
 
 >>> from steer_env.envs import herding_v0
 >>> env = herding_v0.parallel_env(n_dogs=2)

@@ -442,6 +442,8 @@ class HerdingTask(TaskSpec, SingleAgentInfos, TeamInfos):
     entry_point: str = "steer_env.envs.herding:HerdingEnv"
     vector_entry_point: str = "steer_env.envs.herding:make_herding_vector"
     learned_team: str = "dog"
+    #: The config value that counts the learned dogs.
+    agent_count: str | None = "n_dogs"
     default_config: HerdingConfig = field(default_factory=HerdingConfig)
     #: The scripted dogs, by name, the classic one first; each builds a policy
     #: (:class:`HerdingDog`) from a config.
@@ -549,6 +551,10 @@ class HerdingTask(TaskSpec, SingleAgentInfos, TeamInfos):
     def baselines_of(self, role: str) -> Mapping[str, Any]:
         check_role(role, ("dog",), self.name)
         return self.baselines
+
+    def shared_baselines(self) -> Mapping[str, Any]:
+        """The scripted teams of several dogs (:attr:`team_baselines`)."""
+        return self.team_baselines
 
     def scripted_policy(self, name: str, cfg: HerdingConfig | None = None, seed: Any = 0) -> Any:
         """The scripted dog ``name`` (of :attr:`baselines` or :attr:`team_baselines`) for

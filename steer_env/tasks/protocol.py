@@ -92,6 +92,10 @@ class TaskSpec(ABC):
     #: Training defaults per trainer name: ``{"timesteps", "n_envs", "hyperparameters"}``
     #: (:func:`steer_env.tasks.training.defaults`).
     training: Mapping[str, Mapping[str, Any]]
+    #: The config value that sets how many agents play the learned role (``None``: one
+    #: always); the commands play a configuration with several in the PettingZoo form, one
+    #: policy shared by every agent of the role.
+    agent_count: str | None = None
 
     @abstractmethod
     def config(self, **overrides: Any) -> Any:
@@ -118,6 +122,13 @@ class TaskSpec(ABC):
     def is_success(self, outcome: Any, role: str | None = None) -> Any:
         """Whether an episode with ``outcome`` (the rules' end-of-episode value, a scalar
         or an array of them) is a success for ``role`` (by default the learned side's)."""
+
+    def shared_baselines(self) -> Mapping[str, Any]:
+        """The scripted policies that play every agent of the learned role when a
+        configuration has several (:attr:`agent_count` above 1; each agent runs the policy
+        on its own observation), by name, the classic one first; built by
+        :meth:`scripted_policy`. Empty: the task has none."""
+        return {}
 
     def scripted_policy(self, name: str, cfg: Any = None, seed: Any = 0) -> Any:
         """A baseline that is not a :class:`Strategy` of the engine (a task's own policy
