@@ -144,7 +144,9 @@ def test_every_caller_of_the_strategy_stage_shares_one_compiled_version():
     uncached_caller = numba.njit(compiled.forces_of.py_func)  # type inference runs here
     force = np.zeros((2, batch.n_vehicles, 2))
     args = (batch.state, batch._every, batch.vehicles, batch._behaviors)
-    uncached_caller(*args, batch._strategy_info, batch._world, batch.scene, force)
+    scratch = compiled.strategy_scratch(2, batch.n_vehicles)
+    columns = np.zeros((batch.n_vehicles, 2, 2))
+    uncached_caller(*args, batch._strategy_info, batch._world, batch.scene, scratch, columns, force)
     assert np.all(np.isfinite(force)) and np.any(force != 0.0)
     assert {sig[0] for sig in compiled.scripted_forces.signatures} == {types.int64}
 

@@ -190,9 +190,9 @@ inline_kernel = numba.njit(cache=True, nogil=True, error_model="numpy", inline="
 
 #: The engine's stages, per-environment helpers and its step: :data:`kernel` /
 #: :data:`inline_kernel` without numba's reference counting (``_nrt=False``). They only
-#: index arrays that their caller owns (the step's working arrays come from
-#: ``engine.step.step_work``; the other entry points, compiled with :data:`kernel`, allocate
-#: theirs), so no count is needed. With it, numba kept an atomic increment and decrement for
+#: index arrays that their caller owns (the working arrays of the step, ``reset`` and
+#: ``observe`` come from ``engine.step.step_work``, made by the batch), so no count is
+#: needed. With it, numba kept an atomic increment and decrement for
 #: each array passed to an inlined per-environment helper, about a fifth of a Pursuit step
 #: at 8,192 envs (perf samples on ``NRT_incref`` / ``NRT_decref``), and an entry point
 #: wraps each array argument in a reference-counted descriptor (22 arrays: 0.72 us instead

@@ -312,7 +312,7 @@ class Batch:
         #: ``(E, k, 2)`` float64 actions a caller may fill and pass to :meth:`step` (the
         #: single env's path: no conversion or layout checks for it).
         self.action_buffer = np.zeros((self.num_envs, self.n_agents, 2))
-        self._work = None  # the step's working arrays, made on the first step
+        self._work = None  # the entry points' working arrays (_working)
 
     def __getstate__(self) -> dict:
         # Compiled entry points and memoryviews cannot be pickled; a copy makes its own.
@@ -428,6 +428,8 @@ class Batch:
                 self.agent_index,
                 envs,
                 out,
+                self._working().distance,
+                self._working().order,
             ),
         )
         return self._deliver(out, given)
@@ -470,8 +472,6 @@ class Batch:
             active = np.array(active, dtype=np.bool_, order="C")
             if active.shape != (self.num_envs,):
                 raise ValueError(f"active must have shape ({self.num_envs},), got {active.shape}")
-        if self._work is None:
-            self._work = _step_module().step_work(self._all, self.n_vehicles)
         args = (
             self.state,
             active,
@@ -486,7 +486,7 @@ class Batch:
             results,
             env_results,
             obs,
-            self._work,
+            self._working(),
         )
         self._call("step", args)
         return self._result_type(results, env_results, obs, self._buffer_bytes if reuse else None)
@@ -498,8 +498,17 @@ class Batch:
         ``out`` when given)."""
         envs = self._all if envs is None else np.ascontiguousarray(envs, dtype=np.int64).reshape(-1)
         out, given = self._observation_buffer(out)
-        self._call("observe", (self.state, self.vehicles, self._world, self.agent_index, envs, out))
+        work = self._working()
+        args = (self.state, self.vehicles, self._world, self.agent_index, envs, out)
+        self._call("observe", (*args, work.distance, work.order))
         return self._deliver(out, given)
+
+    def _working(self) -> Any:
+        """The compiled entry points' working arrays
+        (:class:`~steer_env.engine.step.StepWork`), made on first use."""
+        if self._work is None:
+            self._work = _step_module().step_work(self._all, self.n_vehicles)
+        return self._work
 
     def _observation_buffer(
         self, out: NDArray[np.floating] | None
@@ -539,6 +548,7 @@ class Batch:
         current state (N, world frame; zero for learned agents). Wander targets advance;
         the random streams' counters do not (the caller advances them by ``draws``)."""
         force = np.zeros((self.num_envs, self.n_vehicles, 2))
+        step = _step_module()
         self._entry("forces_of")(
             self.state,
             self._every,
@@ -547,6 +557,8 @@ class Batch:
             self._strategy_info,
             self._world,
             self.scene,
+            step.strategy_scratch(self.num_envs, self.n_vehicles),
+            np.zeros((self.n_vehicles, 2, self.num_envs)),
             force,
         )
         return force

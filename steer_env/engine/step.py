@@ -33,7 +33,7 @@ import numpy as np
 
 from steer_env.core import behaviors as cb
 from steer_env.core.combine import accumulate, dither_candidate, weighted_add
-from steer_env.core.jit import engine_inline_kernel, engine_kernel, kernel
+from steer_env.core.jit import engine_inline_kernel, engine_kernel
 from steer_env.core.physics import MIN_HEADING_SPEED, integrate
 from steer_env.core.streams import uniform_draw
 from steer_env.core.vecmath import length, to_local, to_world, truncate
@@ -162,8 +162,7 @@ class StrategyScratch(NamedTuple):
     rank_j: np.ndarray  #: (n,) int64: their vehicle indices
 
 
-@kernel
-def strategy_scratch(m, n):
+def strategy_scratch(m: int, n: int) -> StrategyScratch:
     """A :class:`StrategyScratch` for blocks of up to ``m`` environments of ``n`` vehicles."""
     return StrategyScratch(
         np.zeros((2, 2, m)),
@@ -177,10 +176,12 @@ def strategy_scratch(m, n):
 
 class StepWork(NamedTuple):
     """Working arrays of :func:`step` for ``E`` environments of ``n`` vehicles, made once by
-    the caller (:func:`step_work`). The step compiles without numba's reference counting,
-    so it cannot allocate them; in exchange its entry converts each array argument without
-    making a reference-counted copy of its descriptor (a Pursuit step's 22 arrays: 0.13 us
-    instead of 0.72 us, most of a single env's compiled step)."""
+    the caller (:func:`step_work`; the rules' ``reset`` and ``observe`` use its
+    ``distance`` and ``order``). The entry points compile without numba's reference
+    counting, so they cannot allocate them; in exchange an entry converts each array
+    argument without making a reference-counted copy of its descriptor (a Pursuit step's 22
+    arrays: 0.13 us instead of 0.72 us, most of a single env's compiled step), and numba
+    compiles none of its array constructors."""
 
     force: np.ndarray  #: (n, 2, B) N: each vehicle's steering force in the block
     before: np.ndarray  #: (n, 2, B) m: positions before the move (the swept capture test)
@@ -1092,7 +1093,7 @@ def observe_egocentric(
 
 
 # --------------------------------------------------------------------------- entry points
-@kernel
+@engine_kernel
 def distances(state, vehicles, agent_index, out):
     """Distance from each learned agent to its nearest opponent in the game into ``out``
     ``(E, k)`` (``inf`` when none is left)."""
@@ -1102,14 +1103,16 @@ def distances(state, vehicles, agent_index, out):
             out[e, a] = nearest_of(state.position, state.alive, vehicles, e, i, True)[1]
 
 
-@kernel
-def forces_of(state, active, vehicles, behaviors, strategies, worlds, scene, force):
+@engine_kernel
+def forces_of(
+    state, active, vehicles, behaviors, strategies, worlds, scene, scratch, columns, force
+):
     """Combined strategy forces ``force[e, i]`` of every scripted vehicle of every active
-    environment (the first stage of :func:`step`, on its own)."""
+    environment (the first stage of :func:`step`, on its own); ``scratch`` is a
+    :func:`strategy_scratch` of ``E`` environments, ``columns`` an ``(n, 2, E)`` working
+    array."""
     world = worlds[0]
     num_envs, n = state.position.shape[0], state.position.shape[1]
-    scratch = strategy_scratch(num_envs, n)
-    columns = np.zeros((n, 2, num_envs))
     # np.int64(0), not 0: a literal first block would compile its own scripted_forces.
     scripted_forces(
         np.int64(0),
