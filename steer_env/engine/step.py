@@ -293,7 +293,9 @@ def flock_force(kind, b, e, i, pos, vel, head, alive, vehicles, rank):
     team = vehicles[i].team
     sx = 0.0
     sy = 0.0
-    count = 0
+    # An int64, not a literal 0: numba would first type the calls below with the literal
+    # and compile a second version of each finishing kernel.
+    count = np.int64(0)
     # Topological neighbourhoods (neighbor_count k > 0) take the k nearest: the k-th
     # smallest distance of the candidates (ties: the lower index) bounds who counts.
     # kth_nearest leaves each candidate's distance in rank[0] (inf: not a candidate), which
