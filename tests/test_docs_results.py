@@ -64,6 +64,23 @@ def test_core_results_file_is_what_bench_core_writes():
     assert "results_core.json" in (DOCS / "performance.md").read_text()
 
 
+def test_compile_results_file_is_what_the_compile_section_writes():
+    """Every warm-up target's first use, with an empty and then a filled numba cache."""
+    from steer_env.warmup import targets
+
+    data = load("results_compile.json")
+    assert data["command"].startswith("python -m benchmarks --sections compile")
+    names = [r["name"] for r in data["rows"]]
+    assert names == [
+        f"first use of {name}, {label}"
+        for name in targets()
+        for label in ("empty cache: compiles", "filled cache: loads")
+    ]
+    assert all(r["section"] == "compile" and r["unit"] == "s" for r in data["rows"])
+    assert all(r["median"] > 0 for r in data["rows"])
+    assert "results_compile.json" in (DOCS / "performance.md").read_text()
+
+
 def test_fidelity_results_file_covers_every_variant_of_both_tasks():
     from benchmarks import fidelity
 

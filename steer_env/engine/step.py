@@ -259,7 +259,7 @@ def target_point(pos, alive, vehicles, e, i, target, near_j):
     if target == ARENA_CENTER:
         return 0.0, 0.0, True
     j = near_j
-    if target == NEAREST_TEAMMATE:
+    if NEAREST_TEAMMATE in TARGETS and target == NEAREST_TEAMMATE:
         j, _ = nearest_of(pos, alive, vehicles, e, i, False)
     if j < 0:
         return 0.0, 0.0, False
