@@ -440,45 +440,74 @@ def bench_sb3_vecenv(adapter: str, n_envs: int, repeats: int, target_s: float) -
 
 
 # --------------------------------------------------------------------------- compile time
-_COMPILE_SNIPPET = """
+_FIRST_STEP_SNIPPET = """
+import sys, time
+t0 = time.perf_counter()
+from steer_env.warmup import first_step
+t1 = time.perf_counter()
+print(t1 - t0, first_step(sys.argv[1]))
+"""
+
+_WARM_SNIPPET = """
 import sys, time
 t0 = time.perf_counter()
 from steer_env.warmup import warm
 t1 = time.perf_counter()
-seconds = warm([sys.argv[1]])
-print(t1 - t0, seconds[sys.argv[1]])
+print(t1 - t0, warm([sys.argv[1]])[sys.argv[1]])
 """
 
 
+def _fresh_process(snippet: str, name: str, env: dict[str, str]) -> tuple[float, float]:
+    """``(import seconds, measured seconds)`` of ``snippet`` run for ``name`` in a new
+    process."""
+    out = subprocess.run(
+        [sys.executable, "-c", snippet, name], env=env, capture_output=True, text=True, check=True
+    )
+    imp, seconds = (float(x) for x in out.stdout.split())
+    return imp, seconds
+
+
 def bench_compile(names: list[str] | None = None) -> list[Row]:
-    """First use of each task (all its forms: :func:`steer_env.warmup.targets`) and of the
-    numpy library, each in a fresh process with an empty numba cache (it compiles what it
-    needs) and again with the cache that process wrote (it loads)."""
-    from steer_env.warmup import targets
+    """For each task: its first step (``steer_env.warmup.first_step``: make the default env,
+    reset it, step it once), in a fresh process with an empty numba cache (it compiles what
+    it needs) and again with the cache that process wrote (it loads); then the warm-up of
+    the task (every env form with every named strategy, :func:`steer_env.warmup.warm`) with
+    an empty cache. The numpy library's first use (its gallery) likewise."""
+    from steer_env.warmup import LIBRARY, targets
 
     rows = []
     for name in names or list(targets()):
         with tempfile.TemporaryDirectory() as cache:
             env = dict(os.environ, NUMBA_CACHE_DIR=cache)
+            snippet = _WARM_SNIPPET if name == LIBRARY else _FIRST_STEP_SNIPPET
+            what = "first use" if name == LIBRARY else "first step"
             for label in ("empty cache: compiles", "filled cache: loads"):
-                out = subprocess.run(
-                    [sys.executable, "-c", _COMPILE_SNIPPET, name],
-                    env=env,
-                    capture_output=True,
-                    text=True,
-                    check=True,
-                )
-                imp, first = (float(x) for x in out.stdout.split())
+                imp, first = _fresh_process(snippet, name, env)
                 rows.append(
                     Row(
                         "compile",
-                        f"first use of {name}, {label}",
+                        f"{what} of {name}, {label}",
                         None,
                         "s",
                         [first],
-                        note=f"python -m steer_env.warmup --tasks {name}; import {imp:.2f} s",
+                        note=f"import {imp:.2f} s",
                     )
                 )
+        if name == LIBRARY:
+            continue
+        with tempfile.TemporaryDirectory() as cache:
+            env = dict(os.environ, NUMBA_CACHE_DIR=cache)
+            imp, first = _fresh_process(_WARM_SNIPPET, name, env)
+            rows.append(
+                Row(
+                    "compile",
+                    f"warm-up of {name}, empty cache: compiles",
+                    None,
+                    "s",
+                    [first],
+                    note=f"python -m steer_env.warmup --tasks {name}; import {imp:.2f} s",
+                )
+            )
     return rows
 
 

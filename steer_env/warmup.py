@@ -20,15 +20,20 @@ What runs: every form of each registered task, one reset and one step each (the
 Gymnasium env and its ``vector_entry_point``; the PettingZoo ``parallel_env`` and its
 native ``vector_env``), then each scene of the behavior gallery for two steps (every
 steering behavior, the physics, the neighbour search and flocking, through the numpy
-API). A form already in the cache loads in well under a second.
+API). A form already in the cache loads in well under a second. Each env's step is compiled
+for the behaviours of its scripted strategies, so each task is warmed with every strategy
+registered for its scripted roles by name (:func:`named_strategies`); an env made with a
+``Strategy`` of other behaviours compiles its own step on first use.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import sys
 import time
 from collections.abc import Callable, Iterable
+from typing import Any
 
 import numpy as np
 
@@ -39,26 +44,48 @@ PROG = "python -m steer_env.warmup"
 LIBRARY = "library"
 
 
-def _single_forms(env_id: str) -> None:
+def named_strategies(task: Any) -> list[dict[str, Any]]:
+    """The keyword arguments of ``task``'s envs that give its scripted vehicles each
+    strategy registered for their role (:data:`steer_env.tasks.STRATEGIES`), the defaults
+    first: ``opponent_strategy`` of a single-agent task; ``learned`` with
+    ``pursuer_strategy`` or ``evader_strategy`` of a team task (and ``learned="both"``,
+    nobody scripted)."""
+    from steer_env.tasks import STRATEGIES
+
+    fields = {f.name for f in dataclasses.fields(task.default_config)}
+    variants: list[dict[str, Any]] = [{}]
+    if "opponent_strategy" in fields:
+        variants += [{"opponent_strategy": name} for name in STRATEGIES[task.opponent_team]]
+    if "learned" in fields:
+        for role, learned in (("pursuer", "evaders"), ("evader", "pursuers")):
+            if f"{role}_strategy" in fields:
+                variants += [
+                    {"learned": learned, f"{role}_strategy": name} for name in STRATEGIES[role]
+                ]
+        variants.append({"learned": "both"})
+    return variants
+
+
+def _single_forms(env_id: str, kwargs: dict[str, Any]) -> None:
     import gymnasium as gym
 
-    env = gym.make(env_id)
+    env = gym.make(env_id, **kwargs)
     env.reset(seed=0)
     env.step(np.zeros(env.action_space.shape, dtype=np.float32))
     env.close()
-    venv = gym.make_vec(env_id, num_envs=2, vectorization_mode="vector_entry_point")
+    venv = gym.make_vec(env_id, num_envs=2, vectorization_mode="vector_entry_point", **kwargs)
     venv.reset(seed=0)
     venv.step(np.zeros(venv.action_space.shape, dtype=np.float32))
     venv.close()
 
 
-def _team_forms(env_module: str) -> None:
+def _team_forms(env_module: str, kwargs: dict[str, Any]) -> None:
     module = importlib.import_module(env_module)
-    env = module.parallel_env()
+    env = module.parallel_env(**kwargs)
     env.reset(seed=0)
     env.step({agent: np.zeros(2, dtype=np.float32) for agent in env.agents})
     env.close()
-    venv = module.vector_env(2)
+    venv = module.vector_env(2, **kwargs)
     venv.reset(seed=0)
     venv.step(np.zeros((venv.num_envs, venv.n_agents, 2)))
     venv.close()
@@ -73,6 +100,32 @@ def _library() -> None:
         scene.step()
 
 
+def first_step(name: str) -> float:
+    """Seconds to make task ``name``'s default env (its Gymnasium env, else its PettingZoo
+    ``parallel_env``), reset it and step it once: what a new process pays before its first
+    result (compiling what numba's cache lacks). ``ValueError`` naming the tasks for an
+    unknown one."""
+    from steer_env.tasks import REGISTRY
+
+    if name not in REGISTRY:
+        raise ValueError(f"unknown task {name!r}: use {', '.join(REGISTRY)}")
+    task = REGISTRY[name]
+    t0 = time.perf_counter()
+    if task.env_id is not None:
+        import gymnasium as gym
+
+        env = gym.make(task.env_id)
+        env.reset(seed=0)
+        env.step(np.zeros(env.action_space.shape, dtype=np.float32))
+    else:
+        env = importlib.import_module(task.env_module).parallel_env()
+        env.reset(seed=0)
+        env.step({agent: np.zeros(2, dtype=np.float32) for agent in env.agents})
+    seconds = time.perf_counter() - t0
+    env.close()
+    return seconds
+
+
 def targets() -> dict[str, Callable[[], None]]:
     """What :func:`warm` can run, by name: each registered task (all its forms), then
     :data:`LIBRARY`."""
@@ -82,10 +135,11 @@ def targets() -> dict[str, Callable[[], None]]:
     for name, task in REGISTRY.items():
 
         def run(task=task) -> None:
-            if task.env_id is not None:
-                _single_forms(task.env_id)
-            if task.env_module is not None:
-                _team_forms(task.env_module)
+            for kwargs in named_strategies(task):
+                if task.env_id is not None:
+                    _single_forms(task.env_id, kwargs)
+                if task.env_module is not None:
+                    _team_forms(task.env_module, kwargs)
 
         out[name] = run
     out[LIBRARY] = _library

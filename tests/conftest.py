@@ -64,6 +64,7 @@ SLOW_TESTS: tuple[str, ...] = (
     "test_edges.py::test_gymnasium_vector_wrappers",
     "test_edges.py::test_single_env_wrappers",
     "test_edges.py::test_vector_env_and_sb3_adapter_simulate_cleanly",
+    "test_engine.py::test_a_batch_compiled_for_its_strategies_matches_the_general_stages",
     "test_engine.py::test_every_caller_of_the_strategy_stage_shares_one_compiled_version",
     "test_envs.py::test_make_with_module_prefix_in_fresh_process",
     "test_envs.py::test_rgb_array_frames_shape_not_blank_and_deterministic",

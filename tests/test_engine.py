@@ -35,12 +35,14 @@ def _world(**changes):
     return World(**values)
 
 
-def _team_batch(num_envs=6, **world):
+def _team_batch(num_envs=6, specialise=False, **world):
     """Three learned pursuers against one scripted classic evader (1.3x faster)."""
     cfg = get_task("pursuit").default_config
     pursuer = VehicleSpec("pursuer", None, 1.0, 3.0, 6.0, 0.3)
     evader = VehicleSpec("evader", classic_evader(cfg), 1.0, 3.9, 10.0, 0.3)
-    return Batch([pursuer, pursuer, pursuer, evader], _world(**world), num_envs)
+    return Batch(
+        [pursuer, pursuer, pursuer, evader], _world(**world), num_envs, specialise=specialise
+    )
 
 
 def _keys(n, start=0):
@@ -109,20 +111,24 @@ def test_a_pickled_or_copied_batch_steps_with_the_code_already_compiled():
     def dispatcher(name):
         return getattr(rules_step if name in Batch._RULES_ENTRIES else engine_step, name)
 
-    batch = _team_batch(num_envs=2)
-    batch.reset(None, _keys(2))
-    actions = np.full((2, 3, 2), 0.5)
-    batch.step(actions)
-    compiled_before = {name: dispatcher(name).signatures for name in batch._entries}
-    clones = (pickle.loads(pickle.dumps(batch)), copy.deepcopy(batch))
-    batch.step(actions)
-    for clone in clones:
-        assert not clone.vehicles.flags.writeable
-        assert not any(table.flags.writeable for table in clone.scene)
-        clone.step(actions)
-        np.testing.assert_array_equal(clone.state.position, batch.state.position)
-        for name in clone._entries:
-            assert dispatcher(name).signatures == compiled_before[name], name
+    for specialise in (False, True):
+        batch = _team_batch(num_envs=2, specialise=specialise)
+        batch.reset(None, _keys(2))
+        actions = np.full((2, 3, 2), 0.5)
+        batch.step(actions)
+        # The general stages, or the copies compiled for the batch's strategies.
+        assert (batch._entry("step") is dispatcher("step")) is not specialise
+        compiled_before = {name: batch._entry(name).signatures for name in batch._entries}
+        clones = (pickle.loads(pickle.dumps(batch)), copy.deepcopy(batch))
+        batch.step(actions)
+        for clone in clones:
+            assert not clone.vehicles.flags.writeable
+            assert not any(table.flags.writeable for table in clone.scene)
+            clone.step(actions)
+            np.testing.assert_array_equal(clone.state.position, batch.state.position)
+            for name in clone._entries:
+                assert clone._entry(name) is batch._entry(name), name
+                assert clone._entry(name).signatures == compiled_before[name], name
 
 
 def test_every_caller_of_the_strategy_stage_shares_one_compiled_version():
@@ -138,7 +144,9 @@ def test_every_caller_of_the_strategy_stage_shares_one_compiled_version():
     uncached_caller = numba.njit(compiled.forces_of.py_func)  # type inference runs here
     force = np.zeros((2, batch.n_vehicles, 2))
     args = (batch.state, batch._every, batch.vehicles, batch._behaviors)
-    uncached_caller(*args, batch._strategy_info, batch._world, batch.scene, force)
+    scratch = compiled.strategy_scratch(2, batch.n_vehicles)
+    columns = np.zeros((batch.n_vehicles, 2, 2))
+    uncached_caller(*args, batch._strategy_info, batch._world, batch.scene, scratch, columns, force)
     assert np.all(np.isfinite(force)) and np.any(force != 0.0)
     assert {sig[0] for sig in compiled.scripted_forces.signatures} == {types.int64}
 
@@ -312,6 +320,101 @@ def test_every_behaviour_of_the_library_runs_in_a_strategy(kind):
         moved += float(np.abs(batch.state.position - before).sum())
         assert np.all(np.abs(batch.state.position) <= 12.5)
     assert moved > 0
+
+
+def _every_kind_batch(strategy, specialise):
+    mover = VehicleSpec("evader", strategy, 1.0, 3.0, 5.0, 0.3)
+    chaser = VehicleSpec("pursuer", strategy, 1.0, 3.0, 5.0, 0.3)
+    return Batch(
+        [VehicleSpec("pursuer", None, 1.0, 3.0, 5.0, 0.3), chaser, mover, mover],
+        _world(capture_radius=0.1, min_start_distance=1.0),
+        8,
+        obstacles=[[0.0, 0.0, 2.0], [6.0, -4.0, 1.5]],
+        path=[[-8.0, -8.0], [8.0, -8.0], [8.0, 8.0]],
+        specialise=specialise,
+    )
+
+
+def _run(batch):
+    """Forces, observations, rewards and positions of a seeded run of ``batch``."""
+    batch.reset(None, _keys(8, start=3))
+    rng = np.random.default_rng(5)
+    seen = []
+    for _ in range(30):
+        seen.append(batch.scripted_forces())
+        result = batch.step(rng.uniform(-1.0, 1.0, (8, 1, 2)))
+        seen += [result.observation, result.reward, batch.state.position.copy()]
+    return seen
+
+
+# Each kind on its own (beside wall avoidance), then the targets, combinations and
+# topological flocking of the tasks' strategies.
+_SPECIALISED = [
+    *[
+        Strategy([Behavior("wall_avoidance", 2.0), Behavior(kind, 1.0)])
+        for kind in layout.BEHAVIOR_KINDS
+    ],
+    Strategy(
+        [
+            Behavior("evade", target="each_opponent", threat_range=6.0, probability=0.7),
+            Behavior("offset_pursuit", offset_forward=-2.0, offset_spread=True),
+            Behavior("seek", target="nearest_teammate", probability=0.5),
+            Behavior("cohesion", neighbor_count=2, probability=0.9),
+            Behavior("flow_field", target="arena_center"),
+        ],
+        "dithered",
+    ),
+    Strategy(
+        [Behavior("separation", neighbor_count=1), Behavior("hide"), Behavior("wander")],
+        "weighted_sum",
+    ),
+]
+
+
+@pytest.mark.parametrize("strategy", _SPECIALISED, ids=lambda s: "+".join(
+    b.kind for b in s.behaviors[-2:]) + "-" + s.combination)  # fmt: skip
+def test_a_batch_compiled_for_its_strategies_matches_the_general_stages(strategy):
+    """The stages compiled for the behaviours a batch's strategies use (what the envs run)
+    give every force, observation, reward and position of the general stages, bit for bit,
+    for every behaviour kind; the copies see only the kinds, targets and combinations of
+    the batch."""
+    from steer_env.engine import step as engine_step
+
+    general, specialised = _every_kind_batch(strategy, False), _every_kind_batch(strategy, True)
+    for got, want in zip(_run(specialised), _run(general), strict=True):
+        np.testing.assert_array_equal(got, want)
+    copy = specialised._entry("forces_of")
+    assert (
+        copy is not engine_step.forces_of and general._entry("forces_of") is engine_step.forces_of
+    )
+    seen = copy.py_func.__globals__["scripted_forces"].py_func.__globals__
+    assert seen["KINDS"] == tuple(
+        sorted({layout.BEHAVIOR_KINDS.index(b.kind) for b in strategy.behaviors})
+    )
+    assert seen["COMBINATIONS"] == (layout.COMBINATION_NAMES.index(strategy.combination),)
+
+
+def test_each_env_compiles_its_step_for_its_scripted_strategies():
+    import gymnasium as gym
+
+    import steer_env  # noqa: F401
+    from steer_env.engine import step as engine_step
+    from steer_env.envs import team_pursuit_v0
+
+    def kinds(batch):
+        copy = batch._entry("step").py_func.__globals__["scripted_forces"]
+        return {layout.BEHAVIOR_KINDS[k] for k in copy.py_func.__globals__["KINDS"]}
+
+    pursuit = gym.make("steer_env/Pursuit-v0").unwrapped.batch
+    assert kinds(pursuit) == {"wall_avoidance", "evade", "wander"}
+    naive = gym.make_vec("steer_env/Evasion-v0", 2, opponent_strategy="naive").unwrapped.batch
+    assert kinds(naive) == {"wall_avoidance", "seek"}
+    team = team_pursuit_v0.vector_env(2).batch
+    assert kinds(team) == {"wall_avoidance", "evade", "flow_field"}
+    # A batch built directly runs the general stages unless asked.
+    direct = _team_batch()
+    assert direct._entry("forces_of") is engine_step.forces_of
+    assert tuple(range(len(layout.BEHAVIOR_KINDS))) == engine_step.KINDS
 
 
 def test_flow_field_keeps_a_vehicle_circling_the_centre():

@@ -18,7 +18,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numba
+
 import steer_env
+from steer_env.core.jit import specialise
 
 SCRIPT = """
 import json, sys
@@ -157,3 +160,119 @@ def test_each_rules_package_is_stamped_by_core_engine_and_its_own_sources(tmp_pa
     after_engine = _stamps(root)
     assert after_engine["pursuit_evasion"] != after_rules["pursuit_evasion"]
     assert after_engine["other_rules"] != after_rules["other_rules"]
+
+
+# --------------------------------------------------------------------------- specialisation
+# A module-level constant that compiled code branches on, and the functions that read it:
+# what steer_env.core.jit.specialise compiles again with other values.
+CHOICES = (1, 2)
+
+
+@numba.njit
+def _heavy(x):
+    return x + 10.0
+
+
+@numba.njit
+def _pick(k, x):
+    if 3 in CHOICES and k == 3:
+        return _heavy(x)
+    if 1 in CHOICES and k == 1:
+        return x + 1.0
+    return x
+
+
+@numba.njit
+def _outer(k, x):
+    return _pick(k, x) * 2.0
+
+
+@numba.njit
+def _unrelated(x):
+    return x * 3.0
+
+
+def test_a_specialised_copy_prunes_the_branches_its_constants_exclude():
+    module = sys.modules[__name__]
+    # Values equal to the module's, or a function that reads none of them: the original.
+    assert specialise(_outer, module, {"CHOICES": (1, 2)}) is _outer
+    assert specialise(_unrelated, module, {"CHOICES": (1,)}) is _unrelated
+    only_one = specialise(_outer, module, {"CHOICES": (1,)})
+    assert only_one is not _outer
+    assert specialise(_outer, module, {"CHOICES": (1,)}) is only_one  # made once
+    assert only_one(1, 5.0) == 12.0 and only_one(3, 5.0) == 10.0
+    # The branch on 3 was pruned before typing: _heavy was never compiled.
+    assert _heavy.signatures == []
+    # The callee that reads the constant is a copy too; the module's functions are as they
+    # were, and a third value has its own copy.
+    assert only_one.py_func.__globals__["_pick"] is not _pick
+    with_three = specialise(_outer, module, {"CHOICES": (1, 3)})
+    assert with_three(3, 5.0) == 30.0 and len(_heavy.signatures) == 1
+    assert _outer(3, 5.0) == 10.0 and _outer(1, 5.0) == 12.0
+
+
+SPECIALISED_SCRIPT = """
+import hashlib, json, sys
+sys.path.insert(0, sys.argv[1])
+import numpy as np
+import steer_env
+assert steer_env.__file__.startswith(sys.argv[1]), steer_env.__file__
+from steer_env.engine.batch import Batch, VehicleSpec
+from steer_env.engine.strategy import Behavior, Strategy
+from steer_env.rules.pursuit_evasion import World
+world = World(dt=0.1, arena_size=25.0, capture_radius=0.5, time_limit=100,
+              end_on_first_capture=False, shaping=False, shaping_scale=1.0, shaping_gamma=1.0,
+              observed_teammates=0, observed_opponents=1, start_margin=0.5,
+              min_start_distance=1.0)
+strategy = Strategy([Behavior(sys.argv[2], 1.0)])
+batch = Batch([VehicleSpec("pursuer", strategy, 1, 3, 2, 0.3),
+               VehicleSpec("evader", strategy, 1, 3, 2, 0.3)], world, 4, specialise=True)
+batch.state.position[:] = np.linspace(-5.0, 5.0, 16).reshape(4, 2, 2)
+batch.state.velocity[:] = np.linspace(1.0, -1.0, 16).reshape(4, 2, 2)
+force = batch.scripted_forces()
+stats = batch._entry("forces_of").stats
+print(json.dumps({"force": hashlib.sha256(force.tobytes()).hexdigest(),
+                  "hits": sum(stats.cache_hits.values()),
+                  "misses": sum(stats.cache_misses.values())}))
+"""
+
+
+def _specialised(root: Path, cache: Path, kind: str) -> dict:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("NUMBA_")}
+    env["NUMBA_CACHE_DIR"] = str(cache)
+    out = subprocess.run(
+        [sys.executable, "-c", SPECIALISED_SCRIPT, str(root), kind],
+        env=env, cwd=root, capture_output=True, text=True, timeout=600, check=True,
+    )  # fmt: skip
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def test_each_specialisation_has_its_own_cache_that_an_engine_edit_invalidates(tmp_path):
+    """A batch's stages compiled for its strategies (Batch(..., specialise=True)) are cached
+    per set of behaviours, beside the general stages, and stamped like them: an edit of the
+    engine file they are compiled from recompiles them, even one that keeps its size and
+    mtime."""
+    src = Path(steer_env.__file__).parent
+    root = tmp_path / "pkg"
+    shutil.copytree(src, root / "steer_env", ignore=shutil.ignore_patterns("__pycache__"))
+    cache = tmp_path / "numba_cache"
+
+    seek = _specialised(root, cache, "seek")
+    assert (seek["hits"], seek["misses"]) == (0, 1)
+    assert _specialised(root, cache, "seek") == {**seek, "hits": 1, "misses": 0}
+    flee = _specialised(root, cache, "flee")  # its own machine code, not seek's
+    assert (flee["hits"], flee["misses"]) == (0, 1) and flee["force"] != seek["force"]
+    assert _specialised(root, cache, "seek") == {**seek, "hits": 1, "misses": 0}
+    tagged = sorted(p.name for p in cache.rglob("step.forces_of-*.nbi"))
+    assert len(tagged) == 2 and all(name.count("-") == 2 for name in tagged), tagged
+
+    # Swap seek's target coordinates in the engine: same size, same mtime, new forces.
+    step_py = root / "steer_env" / "engine" / "step.py"
+    text = step_py.read_text()
+    old = "return cb.seek(px, py, vx, vy, tx, ty, ms)"
+    assert text.count(old) == 1
+    st = step_py.stat()
+    step_py.write_text(text.replace(old, "return cb.seek(px, py, vx, vy, ty, tx, ms)"))
+    os.utime(step_py, ns=(st.st_atime_ns, st.st_mtime_ns))
+    edited = _specialised(root, cache, "seek")
+    assert (edited["hits"], edited["misses"]) == (0, 1) and edited["force"] != seek["force"]

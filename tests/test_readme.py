@@ -211,3 +211,19 @@ def test_readme_league_figures_are_the_league_files():
     assert f"captures at least {_pct(final['pursuer']['worst_capture'])}% of every evader" in text
     assert f"escapes {_pct(ex['escape_rate'])}% {_ci(ex['ci95'])} of 1,000 held-out" in text
     assert f"({_pct(1 - cells['p2 vs e2']['capture_rate'])}% for the alternating best" in text
+
+
+def test_readme_first_step_seconds_are_the_compile_results_file():
+    """The README's first-step seconds (fresh install and later processes) are the range of
+    ``benchmarks/results_compile.json``'s first-step rows over the tasks."""
+    data = json.loads((ROOT / "benchmarks" / "results_compile.json").read_text())
+    rows = {r["name"]: r["median"] for r in data["rows"] if r["name"].startswith("first step")}
+    cold = [v for k, v in rows.items() if k.endswith("empty cache: compiles")]
+    warm = [v for k, v in rows.items() if k.endswith("filled cache: loads")]
+    assert len(cold) == len(warm) >= 4
+    text = " ".join(TEXT.split())
+    assert (
+        f"the first `step` of a task take {min(cold):.1f} to {max(cold):.1f} s on 2 cores, "
+        f"later processes {min(warm):.2f} to {max(warm):.2f} s"
+    ) in text
+    assert "`python -m benchmarks --sections compile`" in text

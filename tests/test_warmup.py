@@ -1,5 +1,6 @@
 """``python -m steer_env.warmup``: in a fresh process with an empty numba cache it fills
-the cache, and a later process using that cache plays the same episode as this one."""
+the cache, and a later process using that cache plays the same episode as this one and
+finds the step of every registered opponent strategy there."""
 
 from __future__ import annotations
 
@@ -63,6 +64,45 @@ def test_warmup_fills_an_empty_cache_that_later_processes_use(tmp_path):
     )  # fmt: skip
     assert r.returncode == 0, r.stderr[-2000:]
     assert json.loads(r.stdout) == _episode_here()
+    # Every strategy registered for the task's opponents was warmed too: the step compiled
+    # for the flow evader's behaviours loads from the cache.
+    r = subprocess.run(
+        [sys.executable, "-c", NAMED_STRATEGY], cwd=ROOT, env=_env(cache), capture_output=True,
+        text=True, timeout=600,
+    )  # fmt: skip
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert json.loads(r.stdout) == {"kinds": ["evade", "flow_field", "wall_avoidance"],
+                                    "hits": 1, "misses": 0}  # fmt: skip
+
+
+NAMED_STRATEGY = """
+import json
+import gymnasium as gym
+import numpy as np
+import steer_env
+from steer_env.engine.layout import BEHAVIOR_KINDS
+env = gym.make("steer_env/Pursuit-v0", opponent_strategy="flow")
+env.reset(seed=0)
+env.step(np.zeros(2, dtype=np.float32))
+step = env.unwrapped.batch._entry("step")
+kinds = step.py_func.__globals__["scripted_forces"].py_func.__globals__["KINDS"]
+print(json.dumps({"kinds": sorted(BEHAVIOR_KINDS[k] for k in kinds),
+                  "hits": sum(step.stats.cache_hits.values()),
+                  "misses": sum(step.stats.cache_misses.values())}))
+"""
+
+
+def test_each_task_is_warmed_with_every_strategy_its_scripted_roles_have_by_name():
+    from steer_env.tasks import REGISTRY, STRATEGIES
+
+    evasion = warmup.named_strategies(REGISTRY["evasion"])
+    assert evasion[0] == {} and [v["opponent_strategy"] for v in evasion[1:]] == list(
+        STRATEGIES["pursuer"]
+    )
+    team = warmup.named_strategies(REGISTRY["team_pursuit"])
+    assert {"learned": "evaders", "pursuer_strategy": "cooperative"} in team
+    assert {"learned": "pursuers", "evader_strategy": "flow"} in team
+    assert warmup.named_strategies(REGISTRY["herding"]) == [{}]
 
 
 def test_every_task_of_the_registry_and_the_library_are_targets():
@@ -86,3 +126,8 @@ def test_warm_reports_each_target():
     seen = []
     seconds = warmup.warm(["evasion"], lambda name, s: seen.append((name, s)))
     assert list(seconds) == ["evasion"] and seen == [("evasion", seconds["evasion"])]
+
+
+def test_first_step_refuses_an_unknown_task_by_name():
+    with pytest.raises(ValueError, match="unknown task 'nope': use pursuit, "):
+        warmup.first_step("nope")

@@ -17,6 +17,13 @@ cache of every function that could have compiled it in, which is then recompiled
 use; an engine edit leaves the library's cache valid, and one task's rules leave the
 others'.
 
+Specialised copies (:func:`specialise`): a compiled function whose branches test
+module-level constants (numba prunes a branch on a constant before typing it) can be
+compiled again with other values of those constants, and so can every compiled function
+that calls it. Each copy runs the same code object; its cache files carry a tag of the
+constants' values beside the source line, so no two copies share machine code, and the
+same stamp keeps each of them fresh.
+
 ``NUMBA_DISABLE_JIT=1`` runs every kernel as plain Python (slowly, with the same results).
 """
 
@@ -24,10 +31,14 @@ from __future__ import annotations
 
 import hashlib
 import os
+import types
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import numba
 from numba.core import caching, config
+from numba.core.registry import CPUDispatcher
 
 #: The compiled code's two folders. The numpy library's kernels and loops live in ``core``
 #: and read only ``core``; the engine (``engine``) compiles ``core``'s kernels into its
@@ -115,6 +126,8 @@ class SteerCacheLocator(caching._CacheLocator):
     def __init__(self, py_func, py_file: str, cache_path: str) -> None:
         self._py_file = py_file
         self._lineno = py_func.__code__.co_firstlineno
+        # A specialised copy (specialise) shares its source line with the original.
+        self._tag = getattr(py_func, "__globals__", {}).get(SPECIALISATION)
         self._cache_path = cache_path
         self._stamp_dirs = _stamp_dirs(py_file)
 
@@ -125,7 +138,9 @@ class SteerCacheLocator(caching._CacheLocator):
         return source_stamp(self._stamp_dirs)
 
     def get_disambiguator(self) -> str:
-        return str(self._lineno)
+        if self._tag is None:
+            return str(self._lineno)
+        return f"{self._lineno}-{self._tag}"
 
     @classmethod
     def from_function(cls, py_func, py_file: str):
@@ -175,9 +190,9 @@ inline_kernel = numba.njit(cache=True, nogil=True, error_model="numpy", inline="
 
 #: The engine's stages, per-environment helpers and its step: :data:`kernel` /
 #: :data:`inline_kernel` without numba's reference counting (``_nrt=False``). They only
-#: index arrays that their caller owns (the step's working arrays come from
-#: ``engine.step.step_work``; the other entry points, compiled with :data:`kernel`, allocate
-#: theirs), so no count is needed. With it, numba kept an atomic increment and decrement for
+#: index arrays that their caller owns (the working arrays of the step, ``reset`` and
+#: ``observe`` come from ``engine.step.step_work``, made by the batch), so no count is
+#: needed. With it, numba kept an atomic increment and decrement for
 #: each array passed to an inlined per-environment helper, about a fifth of a Pursuit step
 #: at 8,192 envs (perf samples on ``NRT_incref`` / ``NRT_decref``), and an entry point
 #: wraps each array argument in a reference-counted descriptor (22 arrays: 0.72 us instead
@@ -186,3 +201,81 @@ engine_kernel = numba.njit(cache=True, nogil=True, error_model="numpy", _nrt=Fal
 engine_inline_kernel = numba.njit(
     cache=True, nogil=True, error_model="numpy", inline="always", _nrt=False
 )
+
+
+# --------------------------------------------------------------------------- specialisation
+#: The global of a specialised copy that holds its tag (a hash of its constants' values).
+SPECIALISATION = "__steer_specialisation__"
+
+_copies: dict[tuple[Any, str], Any] = {}
+_changed: dict[tuple[Any, str], bool] = {}
+
+
+def _changes(dispatcher: Any, owner: dict, constants: Mapping[str, Any], tag: str) -> bool:
+    """Whether ``constants`` change what the compiled function ``dispatcher`` compiles to:
+    it is defined in the module whose globals are ``owner`` and reads one of them whose
+    value differs there, or it calls a compiled function of which that holds."""
+    key = (dispatcher, tag)
+    known = _changed.get(key)
+    if known is None:
+        _changed[key] = False  # (a recursive call changes nothing more)
+        py = dispatcher.py_func
+        names = py.__code__.co_names
+        glb = py.__globals__
+        known = (
+            glb is owner
+            and any(name in names and glb[name] != value for name, value in constants.items())
+        ) or any(
+            isinstance(glb.get(name), CPUDispatcher) and _changes(glb[name], owner, constants, tag)
+            for name in names
+        )
+        _changed[key] = known
+    return known
+
+
+def specialise(dispatcher: Any, owner: types.ModuleType, constants: Mapping[str, Any]) -> Any:
+    """``dispatcher`` (a compiled function) compiled with the constants ``constants`` of
+    module ``owner`` (name -> value: tuples, numbers, booleans) in place of the module's
+    values: a copy of the function whose calls to compiled functions that read them,
+    directly or through their own callees, go to such copies in turn, and whose copies of
+    ``owner``'s functions see those values. ``dispatcher`` itself when none of this
+    changes anything.
+
+    A branch on a constant is pruned before typing, so a copy compiles only the branches
+    its values take. The copies are made once per process; on disk each is cached under
+    its own tag (:class:`SteerCacheLocator`) and the stamp of its source folders."""
+    if not isinstance(dispatcher, CPUDispatcher):  # NUMBA_DISABLE_JIT: plain Python
+        return dispatcher
+    tag = hashlib.sha256(repr((owner.__name__, sorted(constants.items()))).encode()).hexdigest()[
+        :16
+    ]
+    glb = vars(owner)
+    if not _changes(dispatcher, glb, constants, tag):
+        return dispatcher
+    return _copy(dispatcher, glb, constants, tag)
+
+
+def _copy(dispatcher: Any, owner: dict, constants: Mapping[str, Any], tag: str) -> Any:
+    key = (dispatcher, tag)
+    made = _copies.get(key)
+    if made is not None:
+        return made
+    py = dispatcher.py_func
+    glb = dict(py.__globals__)
+    if py.__globals__ is owner:
+        glb.update(constants)
+    glb[SPECIALISATION] = tag
+    for name in py.__code__.co_names:
+        callee = glb.get(name)
+        if isinstance(callee, CPUDispatcher) and _changes(callee, owner, constants, tag):
+            glb[name] = _copy(callee, owner, constants, tag)
+    fn = types.FunctionType(py.__code__, glb, py.__name__, py.__defaults__, py.__closure__)
+    fn.__qualname__ = py.__qualname__
+    fn.__doc__ = py.__doc__
+    fn.__kwdefaults__ = py.__kwdefaults__
+    options = {k: v for k, v in dispatcher.targetoptions.items() if k != "nopython"}
+    # Cached only under SteerCacheLocator, whose file names carry the tag: numba's own
+    # locators would give every copy of a function the original's cache files.
+    made = numba.njit(cache=_claims(py.__code__.co_filename), **options)(fn)
+    _copies[key] = made
+    return made

@@ -221,6 +221,14 @@ class Batch:
     * ``obs_dim``: observation length of an agent;
     * ``rules``: the task's rules package (:mod:`steer_env.rules`), named by ``world``:
       its team names, records and compiled step.
+
+    With ``specialise``, the compiled step and strategy stage are built for the behaviour
+    kinds, targets and combination methods of these strategies only
+    (:func:`steer_env.engine.step.table_constants`): a Pursuit batch compiles the classic
+    evader's three behaviours instead of all seventeen, with the same results. Each set of
+    them is compiled (and cached) on its own, so the envs specialise and a process that
+    runs many strategy sets (the test suite, the scripted baselines) shares the general
+    stages instead.
     """
 
     def __init__(
@@ -230,6 +238,7 @@ class Batch:
         num_envs: int,
         obstacles: NDArray[np.floating] | None = None,
         path: NDArray[np.floating] | None = None,
+        specialise: bool = False,
     ) -> None:
         # (steer_env.tasks imports this module: the range is read at call time.)
         from steer_env.tasks.config import check_num_envs
@@ -239,6 +248,7 @@ class Batch:
         self.world = world
         self.scene = (_scene_array("obstacles", obstacles, 3), _scene_array("path", path, 2))
         self.num_envs = int(num_envs)
+        self.specialise = bool(specialise)
         n = len(self.roster)
         strategies: list[Strategy] = []
         vehicles = np.zeros(n, dtype=layout.VEHICLE)
@@ -292,6 +302,7 @@ class Batch:
         self._results = np.zeros((self.num_envs, self.n_agents), dtype=rules.AGENT_RESULT)
         self._env_results = np.zeros(self.num_envs, dtype=rules.ENV_RESULT)
         self._entries: dict[str, object] = {}
+        self._compiled: dict[str, Any] = {}  # the compiled functions of _entry, by name
         self._buffers = (
             np.zeros((self.num_envs, self.n_agents, self.obs_dim), dtype=np.float32),
             np.zeros_like(self._results),
@@ -301,12 +312,13 @@ class Batch:
         #: ``(E, k, 2)`` float64 actions a caller may fill and pass to :meth:`step` (the
         #: single env's path: no conversion or layout checks for it).
         self.action_buffer = np.zeros((self.num_envs, self.n_agents, 2))
-        self._work = None  # the step's working arrays, made on the first step
+        self._work = None  # the entry points' working arrays (_working)
 
     def __getstate__(self) -> dict:
         # Compiled entry points and memoryviews cannot be pickled; a copy makes its own.
         state = self.__dict__.copy()
         state["_entries"] = {}
+        state["_compiled"] = {}
         state["_work"] = None
         del state["_buffer_bytes"]
         del state["_result_type"]  # made per rules at run time: not importable by name
@@ -324,14 +336,30 @@ class Batch:
     #: Entry points of the rules' compiled module (the others are the engine's).
     _RULES_ENTRIES = frozenset(("reset", "observe", "step", "decode_observations"))
 
+    def _entry(self, name: str) -> Any:
+        """The compiled entry point ``name`` (the rules' ``reset``, ``observe``, ``step``,
+        ``decode_observations`` or one of the engine's); with ``specialise``, compiled for
+        the behaviour kinds, targets and combination methods of this batch's strategies
+        (:func:`steer_env.engine.step.table_constants`)."""
+        entry = self._compiled.get(name)
+        if entry is None:
+            step = _step_module()
+            module = self.rules.load_compiled() if name in self._RULES_ENTRIES else step
+            entry = getattr(module, name)
+            if self.specialise:
+                from steer_env.core.jit import specialise
+
+                constants = step.table_constants(self._behaviors, self._strategy_info)
+                entry = specialise(entry, step, constants)
+            self._compiled[name] = entry
+        return entry
+
     def _call(self, name: str, args: tuple) -> None:
-        """Run the compiled entry point ``name``: the rules' (``reset``, ``observe``,
-        ``step``) or the engine's (see :func:`_fast`: the batch keeps every argument's type
-        fixed)."""
+        """Run the compiled entry point ``name`` (:meth:`_entry`; see :func:`_fast`: the
+        batch keeps every argument's type fixed)."""
         entry = self._entries.get(name)
         if entry is None:
-            module = self.rules.load_compiled() if name in self._RULES_ENTRIES else _step_module()
-            self._entries[name] = _fast(getattr(module, name), args)
+            self._entries[name] = _fast(self._entry(name), args)
         else:
             entry(*args)
 
@@ -400,6 +428,8 @@ class Batch:
                 self.agent_index,
                 envs,
                 out,
+                self._working().distance,
+                self._working().order,
             ),
         )
         return self._deliver(out, given)
@@ -442,8 +472,6 @@ class Batch:
             active = np.array(active, dtype=np.bool_, order="C")
             if active.shape != (self.num_envs,):
                 raise ValueError(f"active must have shape ({self.num_envs},), got {active.shape}")
-        if self._work is None:
-            self._work = _step_module().step_work(self._all, self.n_vehicles)
         args = (
             self.state,
             active,
@@ -458,7 +486,7 @@ class Batch:
             results,
             env_results,
             obs,
-            self._work,
+            self._working(),
         )
         self._call("step", args)
         return self._result_type(results, env_results, obs, self._buffer_bytes if reuse else None)
@@ -470,8 +498,17 @@ class Batch:
         ``out`` when given)."""
         envs = self._all if envs is None else np.ascontiguousarray(envs, dtype=np.int64).reshape(-1)
         out, given = self._observation_buffer(out)
-        self._call("observe", (self.state, self.vehicles, self._world, self.agent_index, envs, out))
+        work = self._working()
+        args = (self.state, self.vehicles, self._world, self.agent_index, envs, out)
+        self._call("observe", (*args, work.distance, work.order))
         return self._deliver(out, given)
+
+    def _working(self) -> Any:
+        """The compiled entry points' working arrays
+        (:class:`~steer_env.engine.step.StepWork`), made on first use."""
+        if self._work is None:
+            self._work = _step_module().step_work(self._all, self.n_vehicles)
+        return self._work
 
     def _observation_buffer(
         self, out: NDArray[np.floating] | None
@@ -511,7 +548,8 @@ class Batch:
         current state (N, world frame; zero for learned agents). Wander targets advance;
         the random streams' counters do not (the caller advances them by ``draws``)."""
         force = np.zeros((self.num_envs, self.n_vehicles, 2))
-        _step_module().forces_of(
+        step = _step_module()
+        self._entry("forces_of")(
             self.state,
             self._every,
             self.vehicles,
@@ -519,6 +557,8 @@ class Batch:
             self._strategy_info,
             self._world,
             self.scene,
+            step.strategy_scratch(self.num_envs, self.n_vehicles),
+            np.zeros((self.n_vehicles, 2, self.num_envs)),
             force,
         )
         return force
@@ -532,7 +572,7 @@ class Batch:
             raise ValueError(
                 f"observations must have shape ({self.num_envs}, {self.obs_dim}), got {obs.shape}"
             )
-        self.rules.load_compiled().decode_observations(obs, self.state, self.vehicles, self._world)
+        self._entry("decode_observations")(obs, self.state, self.vehicles, self._world)
 
     def nearest_opponent(self, env: int, vehicle: int) -> int:
         """Index of the nearest opponent in the game of ``vehicle`` in environment ``env``

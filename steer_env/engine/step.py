@@ -26,13 +26,14 @@ independent environments).
 from __future__ import annotations
 
 import math
-from typing import NamedTuple
+from collections.abc import Iterable
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from steer_env.core import behaviors as cb
 from steer_env.core.combine import accumulate, dither_candidate, weighted_add
-from steer_env.core.jit import engine_inline_kernel, engine_kernel, kernel
+from steer_env.core.jit import engine_inline_kernel, engine_kernel
 from steer_env.core.physics import MIN_HEADING_SPEED, integrate
 from steer_env.core.streams import uniform_draw
 from steer_env.core.vecmath import length, to_local, to_world, truncate
@@ -54,7 +55,10 @@ from steer_env.engine.layout import (
     ALIGNMENT,
     ARENA_CENTER,
     ARRIVE,
+    BEHAVIOR_KINDS,
     COHESION,
+    COMBINATION_NAMES,
+    DITHERED,
     EACH_OPPONENT,
     EVADE,
     FLEE,
@@ -70,6 +74,7 @@ from steer_env.engine.layout import (
     PURSUIT,
     SEEK,
     SEPARATION,
+    TARGET_NAMES,
     TEAMMATES,
     UNALIGNED_COLLISION_AVOIDANCE,
     WALL_AVOIDANCE,
@@ -79,6 +84,70 @@ from steer_env.engine.layout import (
 
 #: Environments per block of :func:`step`.
 BLOCK = 256
+
+# --------------------------------------------------------------------------- what is compiled
+#: The behaviour kinds of each branch of :func:`raw_forces`.
+FLOCKING_KINDS = (SEPARATION, ALIGNMENT, COHESION)
+SINGLE_TARGET_KINDS = (SEEK, FLEE, ARRIVE, PURSUIT, EVADE)
+SCENE_KINDS = tuple(
+    k
+    for k in range(len(BEHAVIOR_KINDS))
+    if k not in (WANDER, WALL_AVOIDANCE, *FLOCKING_KINDS, *SINGLE_TARGET_KINDS)
+)
+
+
+def compiled_constants(
+    kinds: Iterable[int], targets: Iterable[int], combinations: Iterable[int], topological: bool
+) -> dict[str, Any]:
+    """The constants the stages branch on, for strategies whose behaviours are of
+    ``kinds`` and steer relative to ``targets``, combined by ``combinations`` (codes of
+    :mod:`~steer_env.engine.layout`), with or without ``topological`` flocking (a
+    ``neighbor_count``): :data:`KINDS`, :data:`TARGETS`, :data:`COMBINATIONS`,
+    :data:`TOPOLOGICAL` and whether any kind of each branch of :func:`raw_forces` is among
+    them (``FLOCKING``, ``SINGLE_TARGET``, ``SCENE``)."""
+    kinds = tuple(sorted({int(k) for k in kinds}))
+    return {
+        "KINDS": kinds,
+        "TARGETS": tuple(sorted({int(t) for t in targets})),
+        "COMBINATIONS": tuple(sorted({int(c) for c in combinations})),
+        "TOPOLOGICAL": bool(topological),
+        "FLOCKING": any(k in kinds for k in FLOCKING_KINDS),
+        "SINGLE_TARGET": any(k in kinds for k in SINGLE_TARGET_KINDS),
+        "SCENE": any(k in kinds for k in SCENE_KINDS),
+    }
+
+
+def table_constants(behaviors: np.ndarray, strategies: np.ndarray) -> dict[str, Any]:
+    """:func:`compiled_constants` of a strategy table (``(S, B)``
+    :data:`~steer_env.engine.layout.BEHAVIOR`, ``(S,)``
+    :data:`~steer_env.engine.layout.STRATEGY`: :func:`steer_env.engine.strategy.encode`):
+    the kinds, targets and combination methods of its behaviours, and whether a flocking
+    one has a ``neighbor_count``."""
+    used = behaviors[np.arange(behaviors.shape[1]) < strategies["n_behaviors"][:, None]]
+    flocking = np.isin(used["kind"], FLOCKING_KINDS)
+    return compiled_constants(
+        used["kind"].tolist(),
+        used["target"].tolist(),
+        strategies["combination"][strategies["n_behaviors"] > 0].tolist(),
+        bool(np.any(used["neighbor_count"][flocking] > 0)),
+    )
+
+
+#: What the stages below are compiled for: every behaviour kind, target and combination
+#: method. A batch runs copies of them compiled for the ones its strategies use
+#: (:func:`steer_env.core.jit.specialise` with :func:`table_constants`): numba prunes a
+#: branch on a constant before typing it, so a Pursuit step compiles the evader's three
+#: behaviours instead of all seventeen.
+_EVERY = compiled_constants(
+    range(len(BEHAVIOR_KINDS)), range(len(TARGET_NAMES)), range(len(COMBINATION_NAMES)), True
+)
+KINDS: tuple[int, ...] = _EVERY["KINDS"]
+TARGETS: tuple[int, ...] = _EVERY["TARGETS"]
+COMBINATIONS: tuple[int, ...] = _EVERY["COMBINATIONS"]
+TOPOLOGICAL: bool = _EVERY["TOPOLOGICAL"]
+FLOCKING: bool = _EVERY["FLOCKING"]
+SINGLE_TARGET: bool = _EVERY["SINGLE_TARGET"]
+SCENE: bool = _EVERY["SCENE"]
 
 
 class StrategyScratch(NamedTuple):
@@ -93,8 +162,7 @@ class StrategyScratch(NamedTuple):
     rank_j: np.ndarray  #: (n,) int64: their vehicle indices
 
 
-@kernel
-def strategy_scratch(m, n):
+def strategy_scratch(m: int, n: int) -> StrategyScratch:
     """A :class:`StrategyScratch` for blocks of up to ``m`` environments of ``n`` vehicles."""
     return StrategyScratch(
         np.zeros((2, 2, m)),
@@ -108,10 +176,12 @@ def strategy_scratch(m, n):
 
 class StepWork(NamedTuple):
     """Working arrays of :func:`step` for ``E`` environments of ``n`` vehicles, made once by
-    the caller (:func:`step_work`). The step compiles without numba's reference counting,
-    so it cannot allocate them; in exchange its entry converts each array argument without
-    making a reference-counted copy of its descriptor (a Pursuit step's 22 arrays: 0.13 us
-    instead of 0.72 us, most of a single env's compiled step)."""
+    the caller (:func:`step_work`; the rules' ``reset`` and ``observe`` use its
+    ``distance`` and ``order``). The entry points compile without numba's reference
+    counting, so they cannot allocate them; in exchange an entry converts each array
+    argument without making a reference-counted copy of its descriptor (a Pursuit step's 22
+    arrays: 0.13 us instead of 0.72 us, most of a single env's compiled step), and numba
+    compiles none of its array constructors."""
 
     force: np.ndarray  #: (n, 2, B) N: each vehicle's steering force in the block
     before: np.ndarray  #: (n, 2, B) m: positions before the move (the swept capture test)
@@ -189,7 +259,7 @@ def target_point(pos, alive, vehicles, e, i, target, near_j):
     if target == ARENA_CENTER:
         return 0.0, 0.0, True
     j = near_j
-    if target == NEAREST_TEAMMATE:
+    if NEAREST_TEAMMATE in TARGETS and target == NEAREST_TEAMMATE:
         j, _ = nearest_of(pos, alive, vehicles, e, i, False)
     if j < 0:
         return 0.0, 0.0, False
@@ -223,7 +293,9 @@ def flock_force(kind, b, e, i, pos, vel, head, alive, vehicles, rank):
     team = vehicles[i].team
     sx = 0.0
     sy = 0.0
-    count = 0
+    # An int64, not a literal 0: numba would first type the calls below with the literal
+    # and compile a second version of each finishing kernel.
+    count = np.int64(0)
     # Topological neighbourhoods (neighbor_count k > 0) take the k nearest: the k-th
     # smallest distance of the candidates (ties: the lower index) bounds who counts.
     # kth_nearest leaves each candidate's distance in rank[0] (inf: not a candidate), which
@@ -231,12 +303,12 @@ def flock_force(kind, b, e, i, pos, vel, head, alive, vehicles, rank):
     limit_d = np.inf
     limit_j = pos.shape[1]
     topological = b.neighbor_count > 0
-    if topological:
+    if TOPOLOGICAL and topological:
         limit_d, limit_j = kth_nearest(b, e, i, pos, head, alive, vehicles, b.neighbor_count, rank)
     rank_d = rank[0]
     hx, hy = head[e, i, 0], head[e, i, 1]
     for j in range(pos.shape[1]):
-        if topological:
+        if TOPOLOGICAL and topological:
             d = rank_d[j]
             if d == np.inf:
                 continue
@@ -253,18 +325,18 @@ def flock_force(kind, b, e, i, pos, vel, head, alive, vehicles, rank):
         if d > limit_d or (d == limit_d and j > limit_j):
             continue
         count += 1
-        if kind == SEPARATION:
+        if SEPARATION in KINDS and kind == SEPARATION:
             qx, qy = cb.separation_push(ox, oy, d, i, j, b.min_distance)
-        elif kind == ALIGNMENT:
+        elif ALIGNMENT in KINDS and kind == ALIGNMENT:
             qx, qy = head[e, j, 0], head[e, j, 1]
         else:
             qx, qy = ox, oy
         sx += qx
         sy += qy
     vx, vy, ms = vel[e, i, 0], vel[e, i, 1], vehicles[i].max_speed
-    if kind == SEPARATION:
+    if SEPARATION in KINDS and kind == SEPARATION:
         return cb.separation_finish(sx, sy, count, vx, vy, ms, b.separation_form)
-    if kind == COHESION:
+    if COHESION in KINDS and kind == COHESION:
         return cb.cohesion_finish(sx, sy, count, vx, vy, ms)
     return cb.steer_towards(sx, sy, count, vx, vy, ms)
 
@@ -341,32 +413,39 @@ def single_target_force(rec, e, i, pos, vel, alive, vehicles, near_j):
     px, py = pos[e, i, 0], pos[e, i, 1]
     vx, vy = vel[e, i, 0], vel[e, i, 1]
     ms = vehicles[i].max_speed
-    if kind == EVADE and rec.target == EACH_OPPONENT:
+    if (
+        EVADE in KINDS
+        and EACH_OPPONENT in TARGETS
+        and kind == EVADE
+        and rec.target == EACH_OPPONENT
+    ):
         return evade_each(rec, e, i, pos, vel, alive, vehicles)
     if rec.target == ARENA_CENTER:
         tx, ty, tvx, tvy, tms = 0.0, 0.0, 0.0, 0.0, 0.0
     else:
         j = near_j
-        if rec.target == NEAREST_TEAMMATE:
+        if NEAREST_TEAMMATE in TARGETS and rec.target == NEAREST_TEAMMATE:
             j, _ = nearest_of(pos, alive, vehicles, e, i, False)
         if j < 0:
             return 0.0, 0.0
         tx, ty, tvx, tvy = pos[e, j, 0], pos[e, j, 1], vel[e, j, 0], vel[e, j, 1]
         tms = vehicles[j].max_speed
-    if kind == PURSUIT:
+    if PURSUIT in KINDS and kind == PURSUIT:
         return cb.pursuit(
             px, py, vx, vy, ms, tx, ty, tvx, tvy, rec.prediction_time, tms, rec.prediction_form
         )
-    if kind == EVADE:
+    if EVADE in KINDS and kind == EVADE:
         return cb.evade(
             px, py, vx, vy, ms, tx, ty, tvx, tvy, rec.threat_range, rec.prediction_time, tms,
             rec.prediction_form,
         )  # fmt: skip
-    if kind == SEEK:
+    if SEEK in KINDS and kind == SEEK:
         return cb.seek(px, py, vx, vy, tx, ty, ms)
-    if kind == FLEE:
+    if FLEE in KINDS and kind == FLEE:
         return cb.flee(px, py, vx, vy, tx, ty, ms, rec.threat_range)
-    return cb.arrive(px, py, vx, vy, tx, ty, ms, rec.slowing_radius, rec.max_deceleration)
+    if ARRIVE in KINDS:
+        return cb.arrive(px, py, vx, vy, tx, ty, ms, rec.slowing_radius, rec.max_deceleration)
+    return 0.0, 0.0
 
 
 # Inlined into its one caller, scripted_forces. As a call (once per behaviour of a
@@ -392,7 +471,7 @@ def raw_forces(
         state.alive,
     )
     ms = vehicles[i].max_speed
-    if kind == WANDER:
+    if WANDER in KINDS and kind == WANDER:
         jitter_dt = rec.wander_jitter * world.dt
         wander_speed = rec.wander_speed
         for b in range(m):
@@ -419,7 +498,7 @@ def raw_forces(
                 jitter_dt,
                 rec.wander_form,
             )
-    elif kind == WALL_AVOIDANCE:
+    elif WALL_AVOIDANCE in KINDS and kind == WALL_AVOIDANCE:
         h = world.half_size
         # Loop-invariant locals, so the feelers' cosine and sine are computed once per block.
         feeler, side_angle, side_scale = rec.feeler_length, rec.side_angle, rec.side_scale
@@ -441,7 +520,7 @@ def raw_forces(
                 side_angle,
                 side_scale,
             )
-    elif kind in (SEPARATION, ALIGNMENT, COHESION):
+    elif FLOCKING and kind in FLOCKING_KINDS:
         # A pass over the vehicles per environment: skipped where the behaviour does not act
         # (its active_beyond / active_within window excludes the nearest opponent's distance;
         # scripted_forces then discards the force anyway), so a sheep that no dog is near does
@@ -455,12 +534,12 @@ def raw_forces(
             else:
                 raw[0, b] = 0.0
                 raw[1, b] = 0.0
-    elif kind in (SEEK, FLEE, ARRIVE, PURSUIT, EVADE):
+    elif SINGLE_TARGET and kind in SINGLE_TARGET_KINDS:
         for b in range(m):
             raw[0, b], raw[1, b] = single_target_force(
                 rec, e0 + b, i, pos, vel, alive, vehicles, near_j[b]
             )
-    else:
+    elif SCENE:
         for b in range(m):
             raw[0, b], raw[1, b] = scene_force(
                 rec, e0 + b, i, pos, vel, head, alive, vehicles, world, scene, near_j[b]
@@ -480,7 +559,7 @@ def scene_force(rec, e, i, pos, vel, head, alive, vehicles, world, scene, near_j
     hx, hy = head[e, i, 0], head[e, i, 1]
     veh = vehicles[i]
     ms = veh.max_speed
-    if kind == OBSTACLE_AVOIDANCE:
+    if OBSTACLE_AVOIDANCE in KINDS and kind == OBSTACLE_AVOIDANCE:
         if obstacles.shape[0] == 0:
             return 0.0, 0.0
         return cb.obstacle_avoidance(
@@ -497,13 +576,13 @@ def scene_force(rec, e, i, pos, vel, head, alive, vehicles, world, scene, near_j
             rec.detection_length,
             rec.braking_weight,
         )
-    if kind == FOLLOW_PATH:
+    if FOLLOW_PATH in KINDS and kind == FOLLOW_PATH:
         if path.shape[0] < 2:
             return 0.0, 0.0
         return cb.follow_path(
             px, py, vx, vy, ms, path, rec.path_prediction, rec.look_ahead, rec.path_loop
         )
-    if kind == FLOW_FIELD:
+    if FLOW_FIELD in KINDS and kind == FLOW_FIELD:
         # Reynolds samples the field a little ahead of the vehicle; the vortex circles the
         # arena centre (or the target the record names).
         cx, cy, found = target_point(pos, alive, vehicles, e, i, rec.target, near_j)
@@ -520,7 +599,7 @@ def scene_force(rec, e, i, pos, vel, head, alive, vehicles, world, scene, near_j
             rec.flow_gain,
         )
         return cb.flow_field_following(px, py, vx, vy, ms, fvx, fvy)
-    if kind == UNALIGNED_COLLISION_AVOIDANCE:
+    if UNALIGNED_COLLISION_AVOIDANCE in KINDS and kind == UNALIGNED_COLLISION_AVOIDANCE:
         soonest = np.inf
         other = -1
         for j in range(pos.shape[1]):
@@ -561,11 +640,11 @@ def scene_force(rec, e, i, pos, vel, head, alive, vehicles, world, scene, near_j
         )
     # The rest steer relative to a vehicle: the target (nearest opponent by default).
     j = near_j
-    if rec.target == NEAREST_TEAMMATE:
+    if NEAREST_TEAMMATE in TARGETS and rec.target == NEAREST_TEAMMATE:
         j, _ = nearest_of(pos, alive, vehicles, e, i, False)
     if j < 0:
         return 0.0, 0.0
-    if kind == HIDE:
+    if HIDE in KINDS and kind == HIDE:
         return cb.hide(
             px,
             py,
@@ -581,7 +660,7 @@ def scene_force(rec, e, i, pos, vel, head, alive, vehicles, world, scene, near_j
             rec.slowing_radius,
             rec.hide_distance,
         )
-    if kind == INTERPOSE:
+    if INTERPOSE in KINDS and kind == INTERPOSE:
         # Between the target and the nearest teammate: a bodyguard.
         q, _ = nearest_of(pos, alive, vehicles, e, i, False)
         if q < 0:
@@ -602,7 +681,7 @@ def scene_force(rec, e, i, pos, vel, head, alive, vehicles, world, scene, near_j
             vel[e, q, 1],
             rec.slowing_radius,
         )
-    if kind == OFFSET_PURSUIT:
+    if OFFSET_PURSUIT in KINDS and kind == OFFSET_PURSUIT:
         # The target's frame: its direction of motion (its heading), or the world axes while
         # it stands still (its heading is then not observable).
         fx, fy = target_forward(vel, e, j)
@@ -804,7 +883,7 @@ def scripted_forces(
             w = rec.weight
             # These two loops compute every environment's sum and keep it where the
             # behaviour acts (a select rather than a branch), so the compiler vectorises them.
-            if method == PRIORITIZED:
+            if PRIORITIZED in COMBINATIONS and method == PRIORITIZED:
                 for b in range(m):
                     acts = is_open[b] & (near_d[b] > beyond) & (near_d[b] <= within)
                     tx, ty, left = accumulate(
@@ -813,13 +892,13 @@ def scripted_forces(
                     total[0, b] = tx if acts else total[0, b]
                     total[1, b] = ty if acts else total[1, b]
                     is_open[b] = left if acts else is_open[b]
-            elif method == WEIGHTED_SUM:
+            elif WEIGHTED_SUM in COMBINATIONS and method == WEIGHTED_SUM:
                 for b in range(m):
                     acts = is_open[b] & (near_d[b] > beyond) & (near_d[b] <= within)
                     tx, ty = weighted_add(total[0, b], total[1, b], raw[0, b], raw[1, b], w)
                     total[0, b] = tx if acts else total[0, b]
                     total[1, b] = ty if acts else total[1, b]
-            else:
+            elif DITHERED in COMBINATIONS:
                 probability = rec.probability
                 for b in range(m):
                     e = e0 + b
@@ -831,7 +910,7 @@ def scripted_forces(
                             total[1, b] = fy
                             is_open[b] = False
                 draw += 1
-        if method == PRIORITIZED:
+        if PRIORITIZED in COMBINATIONS and method == PRIORITIZED:
             for b in range(m):
                 force[i, 0, b] = total[0, b]
                 force[i, 1, b] = total[1, b]
@@ -1016,7 +1095,7 @@ def observe_egocentric(
 
 
 # --------------------------------------------------------------------------- entry points
-@kernel
+@engine_kernel
 def distances(state, vehicles, agent_index, out):
     """Distance from each learned agent to its nearest opponent in the game into ``out``
     ``(E, k)`` (``inf`` when none is left)."""
@@ -1026,14 +1105,16 @@ def distances(state, vehicles, agent_index, out):
             out[e, a] = nearest_of(state.position, state.alive, vehicles, e, i, True)[1]
 
 
-@kernel
-def forces_of(state, active, vehicles, behaviors, strategies, worlds, scene, force):
+@engine_kernel
+def forces_of(
+    state, active, vehicles, behaviors, strategies, worlds, scene, scratch, columns, force
+):
     """Combined strategy forces ``force[e, i]`` of every scripted vehicle of every active
-    environment (the first stage of :func:`step`, on its own)."""
+    environment (the first stage of :func:`step`, on its own); ``scratch`` is a
+    :func:`strategy_scratch` of ``E`` environments, ``columns`` an ``(n, 2, E)`` working
+    array."""
     world = worlds[0]
     num_envs, n = state.position.shape[0], state.position.shape[1]
-    scratch = strategy_scratch(num_envs, n)
-    columns = np.zeros((n, 2, num_envs))
     # np.int64(0), not 0: a literal first block would compile its own scripted_forces.
     scripted_forces(
         np.int64(0),

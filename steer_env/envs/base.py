@@ -125,7 +125,7 @@ class SteerEnv(gym.Env[NDArray[np.float32], NDArray[np.float32]]):
         return SteerVectorEnv(num_envs, cls.task, **kwargs)
 
     def _make_batch(self, cfg: TaskConfig) -> Batch:
-        return Batch(self.task.roster(cfg), self.task.world(cfg), num_envs=1)
+        return Batch(self.task.roster(cfg), self.task.world(cfg), num_envs=1, specialise=True)
 
     @property
     def agent_role(self) -> str:

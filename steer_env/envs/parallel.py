@@ -51,7 +51,9 @@ class TaskParallelEnv(ParallelEnv):
         self.task.check_agents(self.config)
         validate_render_mode(render_mode, self.metadata["render_modes"])
         self.render_mode = render_mode
-        self.batch = Batch(self.task.roster(self.config), self.task.world(self.config), num_envs=1)
+        self.batch = Batch(
+            self.task.roster(self.config), self.task.world(self.config), 1, specialise=True
+        )
         self.possible_agents: list[str] = self.task.agent_names(self.config)
         self.agents: list[str] = []
         self._index = {name: a for a, name in enumerate(self.possible_agents)}

@@ -88,7 +88,9 @@ class TeamVectorEnv:
         self.config: Any = self.task.config(**time_limit_alias(kwargs, "max_cycles", max_cycles))
         validate_render_mode(render_mode, self.metadata["render_modes"])
         self.render_mode = render_mode
-        self.batch = Batch(self.task.roster(self.config), self.task.world(self.config), num_envs)
+        self.batch = Batch(
+            self.task.roster(self.config), self.task.world(self.config), num_envs, specialise=True
+        )
         self.num_envs = self.batch.num_envs
         self.possible_agents: list[str] = self.task.agent_names(self.config)
         self.n_agents = len(self.possible_agents)

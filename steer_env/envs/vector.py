@@ -159,7 +159,10 @@ class SteerVectorEnv(VectorEnv):
         self.render_mode = render_mode
         self.num_envs = int(num_envs)
         self.batch = Batch(
-            self.task.roster(self.config), self.task.world(self.config), self.num_envs
+            self.task.roster(self.config),
+            self.task.world(self.config),
+            self.num_envs,
+            specialise=True,
         )
         self.single_action_space = spaces.Box(-1.0, 1.0, shape=(2,), dtype=np.float32)
         self.single_observation_space = spaces.Box(*self.batch.observation_bounds, dtype=np.float32)

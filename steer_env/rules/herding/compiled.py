@@ -15,7 +15,7 @@ import math
 import numpy as np
 
 from steer_env.core.behaviors import shepherd_target
-from steer_env.core.jit import engine_inline_kernel, engine_kernel, kernel
+from steer_env.core.jit import engine_inline_kernel, engine_kernel
 from steer_env.core.physics import MIN_HEADING_SPEED
 from steer_env.core.streams import uniform_draw
 from steer_env.core.vecmath import length, to_local
@@ -416,28 +416,25 @@ def reset_env(e, state, vehicles, world, agent_index):
 
 
 # --------------------------------------------------------------------------- entry points
-@kernel
-def reset(state, vehicles, behaviors, strategies, worlds, agent_index, envs, obs):
-    """New episodes in environments ``envs``; their observations go to ``obs[envs]``."""
+@engine_kernel
+def reset(state, vehicles, behaviors, strategies, worlds, agent_index, envs, obs, dist, order):
+    """New episodes in environments ``envs``; their observations go to ``obs[envs]``.
+    ``dist`` and ``order`` are ``(n,)`` float64 / int64 working space (the batch's
+    :class:`~steer_env.engine.step.StepWork`)."""
     world = worlds[0]
     for q in range(envs.shape[0]):
         e = envs[q]
         reset_env(e, state, vehicles, world, agent_index)
         start_wander(e, state, vehicles, behaviors, strategies)
-    n = state.position.shape[1]
-    observe_rows(
-        envs, state, vehicles, world, agent_index, obs, np.zeros(n), np.zeros(n, dtype=np.int64)
-    )
+    observe_rows(envs, state, vehicles, world, agent_index, obs, dist, order)
 
 
-@kernel
-def observe(state, vehicles, worlds, agent_index, envs, obs):
-    """Observations of environments ``envs`` into ``obs[envs]``."""
+@engine_kernel
+def observe(state, vehicles, worlds, agent_index, envs, obs, dist, order):
+    """Observations of environments ``envs`` into ``obs[envs]`` (``dist``, ``order``: as
+    for :func:`reset`)."""
     world = worlds[0]
-    n = state.position.shape[1]
-    observe_rows(
-        envs, state, vehicles, world, agent_index, obs, np.zeros(n), np.zeros(n, dtype=np.int64)
-    )
+    observe_rows(envs, state, vehicles, world, agent_index, obs, dist, order)
 
 
 @engine_kernel

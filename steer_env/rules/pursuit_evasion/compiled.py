@@ -315,30 +315,26 @@ def reset_env(e, state, vehicles, world, agent_index):
 
 
 # --------------------------------------------------------------------------- entry points
-@kernel
-def reset(state, vehicles, behaviors, strategies, worlds, agent_index, envs, obs):
+@engine_kernel
+def reset(state, vehicles, behaviors, strategies, worlds, agent_index, envs, obs, dist, order):
     """New episodes in environments ``envs`` (indices); their observations go to
     ``obs[envs]``. ``worlds`` holds the :data:`~steer_env.rules.pursuit_evasion.WORLD`
-    record (length 1)."""
+    record (length 1); ``dist`` and ``order`` are ``(n,)`` float64 / int64 working space
+    (the batch's :class:`~steer_env.engine.step.StepWork`)."""
     world = worlds[0]
     for q in range(envs.shape[0]):
         e = envs[q]
         reset_env(e, state, vehicles, world, agent_index)
         start_wander(e, state, vehicles, behaviors, strategies)
-    n = state.position.shape[1]
-    observe_rows(
-        envs, state, vehicles, world, agent_index, obs, np.zeros(n), np.zeros(n, dtype=np.int64)
-    )
+    observe_rows(envs, state, vehicles, world, agent_index, obs, dist, order)
 
 
-@kernel
-def observe(state, vehicles, worlds, agent_index, envs, obs):
-    """Observations of environments ``envs`` into ``obs[envs]``."""
+@engine_kernel
+def observe(state, vehicles, worlds, agent_index, envs, obs, dist, order):
+    """Observations of environments ``envs`` into ``obs[envs]`` (``dist``, ``order``: as
+    for :func:`reset`)."""
     world = worlds[0]
-    n = state.position.shape[1]
-    observe_rows(
-        envs, state, vehicles, world, agent_index, obs, np.zeros(n), np.zeros(n, dtype=np.int64)
-    )
+    observe_rows(envs, state, vehicles, world, agent_index, obs, dist, order)
 
 
 @engine_kernel
