@@ -346,7 +346,7 @@ class Batch:
             step = _step_module()
             module = self.rules.load_compiled() if name in self._RULES_ENTRIES else step
             entry = getattr(module, name)
-            if self.specialise:
+            if getattr(self, "specialise", False):  # (absent from older pickles)
                 from steer_env.core.jit import specialise
 
                 constants = step.table_constants(self._behaviors, self._strategy_info)
