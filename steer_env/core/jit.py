@@ -24,7 +24,9 @@ that calls it. Each copy runs the same code object; its cache files carry a tag 
 constants' values beside the source line, so no two copies share machine code, and the
 same stamp keeps each of them fresh.
 
-``NUMBA_DISABLE_JIT=1`` runs every kernel as plain Python (slowly, with the same results).
+``NUMBA_DISABLE_JIT=1`` runs the numpy library's kernels and loops as plain Python (slowly,
+with the same results); the engine reads its records by attribute, which plain numpy
+records do not support, so the environments need numba's compiled step.
 """
 
 from __future__ import annotations
