@@ -30,6 +30,7 @@ def build_config(
     the benchmark and the tests that compare the two)."""
     from ray.rllib.algorithms.ppo import PPOConfig
     from ray.rllib.core.rl_module.default_model_config import DefaultModelConfig
+    from ray.tune import registry as tune_registry
     from ray.tune.registry import register_env
 
     from agents.rllib import env as rllib_env
@@ -41,6 +42,10 @@ def build_config(
         runner_cls = NativeVectorEnvRunner
 
     hp = {**RLLIB_PPO, **(hp or {})}
+    # Tune's registry keys its entries by the job id it first saw in this process; after a
+    # Ray session ends and another starts (a second run in one process), that id is stale
+    # and the env runners, which look the creator up under their own job id, miss it.
+    tune_registry._global_registry._prefix = None
     register_env(rllib_env.RLLIB_ENV_NAME, rllib_env.make_env)
     runners = max(num_env_runners, 1)
     batch = runners * envs_per_runner * int(hp["rollout_fragment_length"])
