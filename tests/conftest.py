@@ -16,6 +16,7 @@ SLOW_MODULES = {
     "test_benchmarl.py",
     "test_cli.py",
     "test_compare.py",
+    "test_config_cli.py",
     "test_jit_cache.py",
     "test_render_cli.py",
     "test_rllib.py",
@@ -29,6 +30,7 @@ SLOW_MODULES = {
 }
 TRAINING_MODULES = {
     "test_benchmarl.py",
+    "test_config_cli.py",
     "test_rllib.py",
     "test_rllib_runner.py",
     "test_rllib_team.py",
