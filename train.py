@@ -36,7 +36,6 @@ from agents.evaluation.compare import DEFAULT_SEED
 from agents.evaluation.policies import (
     PolicyLoadError,
     UsageError,
-    algo_class,
     config_pair,
     env_arg,
     resolve_device,
@@ -50,6 +49,7 @@ from agents.training.run import (
     InterruptGuard,
     RunPaths,
     TrainingRun,
+    model_metadata,
     session_seed,
     versions,
 )
@@ -230,55 +230,26 @@ def train(opts: dict[str, Any], paths: RunPaths, previous: dict[str, Any], resum
     # the cache, before the training clock starts, and say so when it was a compile.
     warmup_s = sb3.warm_engine(env_id)
 
-    # ---- Model: new, or the latest checkpoint with this run's seed.
-    cls = algo_class(algo)
-    tb = str(paths.tensorboard)
-    if start:
-        model = cls.load(start[0], env=train_env, device=device, tensorboard_log=tb)
-        model.set_random_seed(session)
-        if algo not in sb3.ON_POLICY and paths.replay_buffer.is_file():
-            model.load_replay_buffer(paths.replay_buffer)
-        options.print_resuming(paths, start[0], start_timesteps)
-    elif opts.get("init_model"):
-        # The weights (and network) of that model, this run's hyperparameters.
-        run_hp = {k: v for k, v in sb3.model_kwargs(hp).items() if k != "policy_kwargs"}
-        try:
-            model = cls.load(opts["init_model"], env=train_env, device=device,
-                             tensorboard_log=tb, **run_hp)  # fmt: skip
-        except ValueError as exc:  # SB3: the model's spaces are not this env's
-            raise UsageError(f"--init-model {opts['init_model']}: {exc}") from None
-        model.set_random_seed(session)
-        print(f"starting from the weights of {opts['init_model']}")
-    else:
-        model = cls("MlpPolicy", train_env, seed=session, device=device, verbose=0,
-                    tensorboard_log=tb, **sb3.model_kwargs(hp))  # fmt: skip
-    meta = {
-        "env_id": env_id,
-        "algo": algo,
-        "seed": seed,
-        "run_name": opts["name"],
-        "obs_shape": list(train_env.observation_space.shape),
-        "action_shape": list(train_env.action_space.shape),
-        "config": config,
-        "versions": versions(),
-        **meta_extra,
-    }
+    # ---- Model: new, from --init-model's weights, or the latest checkpoint; the session's seed.
+    model = sb3.build_model(opts, hp, train_env, device, paths, session, start)
+    meta = model_metadata(opts, obs_shape=list(train_env.observation_space.shape),
+                          action_shape=list(train_env.action_space.shape), config=config,
+                          versions=versions(), **meta_extra)  # fmt: skip
     run.begin(start_timesteps, hp, meta["versions"], resolved={"device_resolved": device},
               session={"warmup_s": round(warmup_s, 2)})  # fmt: skip
 
     # ---- Learn until the budget, Ctrl-C or a second Ctrl-C.
-    remaining = total - start_timesteps
     guard = InterruptGuard()
     ckpt, callbacks = sb3.make_callbacks(paths, int(opts["checkpoint_freq"]), meta, guard,
                                          eval_env, int(opts["eval_freq"]), n_eval,
                                          EVAL_SEED + seed, slots)  # fmt: skip
     interrupted = False
     t0 = time.perf_counter()
-    if remaining > 0:
+    if total > start_timesteps:
         sb3.print_training(opts, hp, slots, start_timesteps, device, paths.root)
         try:
             with guard:
-                model.learn(remaining, callback=callbacks, progress_bar=progress,
+                model.learn(total - start_timesteps, callback=callbacks, progress_bar=progress,
                             reset_num_timesteps=start_timesteps == 0,
                             tb_log_name=algo.upper())  # fmt: skip
             interrupted = guard.requested
@@ -288,6 +259,8 @@ def train(opts: dict[str, Any], paths: RunPaths, previous: dict[str, Any], resum
         print(f"{paths.root} already has {start_timesteps:,} >= {total:,} timesteps; pass a "
               "larger --timesteps to train further (evaluating only)")  # fmt: skip
     run.end_training(int(model.num_timesteps) - start_timesteps, time.perf_counter() - t0)
+    train_env.close()
+    eval_env.close()
 
     # ---- Save: a checkpoint when interrupted, else the final model.
     if interrupted:
@@ -295,13 +268,9 @@ def train(opts: dict[str, Any], paths: RunPaths, previous: dict[str, Any], resum
             # The partial rollout was never trained on: count only what the network learned.
             model.num_timesteps = max(ckpt.rollout_start, start_timesteps)
         path = sb3.save_checkpoint(model, paths, meta)
-        train_env.close()
-        eval_env.close()
         return run.interrupted(int(model.num_timesteps), path)
     try:
         sb3.save_model_atomic(model, paths.model, meta)
-        train_env.close()
-        eval_env.close()
         run.trained(int(model.num_timesteps), "model", paths.model)
     except KeyboardInterrupt:
         return run.interrupted_while_saving(paths.model)
@@ -312,9 +281,7 @@ def train(opts: dict[str, Any], paths: RunPaths, previous: dict[str, Any], resum
         extra["opponent"] = opponent
     if not run.compare(env_id, paths.model, extra):
         return 130
-    names = ["model.zip", "config.json", "comparison.csv", "comparison.json", "episodes.csv"]
-    names += ["survival.png", "episode.gif", "checkpoints/", "eval/", "tb/"]
-    return run.finish(", ".join(n for n in names if (paths.root / n.rstrip("/")).exists()))
+    return run.finish()
 
 
 if __name__ == "__main__":

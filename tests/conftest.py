@@ -79,6 +79,7 @@ SLOW_TESTS: tuple[str, ...] = (
     "test_stats.py::test_paired_t_interval_on_binary_data_undercovers_at_n10",
     "test_team_pursuit.py::test_scripted_teams_meet_the_calibration_targets",
     "test_team_pursuit.py::test_team_calibration_command",
+    "test_training_run.py::test_iteration_log_line_and_finite_scalars",
     "test_vecmath.py::test_length_is_exact_and_finite",
     "test_vecmath.py::test_normalize_is_unit_or_zero",
     "test_vecmath.py::test_set_magnitude_is_finite_with_the_requested_length",

@@ -175,8 +175,6 @@ class TeamSetup:
     rate_key, rate_name = "captures", "capture"
     #: The module that documents how the sub-envs are seeded.
     env_module = "team_env"
-    #: What the final comparison writes besides its CSVs and JSON.
-    comparison_files = ""
 
     def check_learned(self, given: dict[str, Any], message: str) -> None:
         """``--learned`` is this task's option."""

@@ -33,7 +33,6 @@ import contextlib
 import json
 import os
 import shutil
-import time
 from pathlib import Path
 from typing import Any
 
@@ -49,9 +48,12 @@ from agents.training import options as run_options
 from agents.training.defaults import training_defaults
 from agents.training.run import (
     EVAL_SEED,
+    EvaluationRecord,
+    IterationLog,
     RunPaths,
     TrainingRun,
     check_new_run_dir,
+    model_metadata,
     prepare_run_dir,
 )
 from agents.training.run import versions as base_versions
@@ -231,10 +233,46 @@ def versions() -> dict[str, str]:
     return out
 
 
+def checkpoint_dir(paths: RunPaths, timesteps: int) -> Path:
+    """The folder of the run's checkpoint at ``timesteps``."""
+    return paths.checkpoints / f"{CHECKPOINT_PREFIX}{timesteps:09d}"
+
+
 # ------------------------------------------------------------------ training
-def _fmt_eta(seconds: float) -> str:
-    seconds = max(0, int(seconds))
-    return f"{seconds // 60}:{seconds % 60:02d}"
+def print_training(
+    opts: dict[str, Any], note: str, ray_info: dict[str, Any], start: int, paths: RunPaths
+) -> None:
+    """The line that starts training (``note``: what the task's setup adds)."""
+    print(
+        f"training RLlib PPO on {opts['env']}{note} for {int(opts['timesteps']) - start:,} "
+        f"timesteps ({opts['num_env_runners']} env runners x {opts['envs_per_runner']} envs, "
+        f"{opts['num_learners']} learners, Ray {ray_info['address']}: "
+        f"{ray_info['nodes']} nodes, {ray_info['cpus']:g} CPUs) -> {paths.root}",
+        flush=True,
+    )
+
+
+def iteration_metrics(
+    result: dict[str, Any], setup: Any, module_ids: tuple[str, ...], fps: float
+) -> tuple[list[tuple[str, Any]], str]:
+    """The tensorboard scalars of a training iteration's ``result`` and what its progress
+    line says of the episodes it finished: the returns, and the success (or capture) rate
+    from the env runners' sums ``steer_episodes`` and ``steer_<rate_key>`` (NaN or absent
+    when no episode ended: no rate)."""
+    runners = result.get("env_runners", {})
+    n_ep = float(runners.get("steer_episodes") or 0)
+    n_ep = int(n_ep) if np.isfinite(n_ep) else 0
+    rate = float(runners.get(f"steer_{setup.rate_key}") or 0) / n_ep if n_ep else None
+    scalars = [
+        ("rollout/ep_len_mean", runners.get("episode_len_mean")),
+        (f"rollout/{setup.rate_name}_rate", rate),
+        ("time/fps", fps),
+        *setup.scalars(runners, result.get("learners", {}), module_ids),
+    ]
+    details = setup.returns_text(runners, module_ids)
+    if rate is not None:
+        details += f" | {setup.rate_name} {100 * rate:5.1f}% of {n_ep}"
+    return scalars, details
 
 
 def runner_location(runner: Any) -> dict[str, Any]:
@@ -260,6 +298,35 @@ def warm_task(task: str) -> Any:
     return run
 
 
+def session_facts(
+    algo: Any, opts: dict[str, Any], ray_info: dict[str, Any], warmed: list[float]
+) -> dict[str, Any]:
+    """What config.json records of an RLlib session: the cluster, the runners and
+    learners asked for, where RLlib placed the env runners (the tests check both nodes of
+    a cluster get one) and the seconds each env runner's warm-up took (``warmed``, the
+    driver's first)."""
+    return {
+        "cluster": ray_info,
+        "num_env_runners": int(opts["num_env_runners"]),
+        "envs_per_runner": int(opts["envs_per_runner"]),
+        "num_learners": int(opts["num_learners"]),
+        "env_runners": algo.env_runner_group.foreach_env_runner(
+            runner_location, local_env_runner=False
+        ),
+        "warmup_s": [round(float(s), 2) for s in warmed],
+    }
+
+
+def seeding_note(env_module: str) -> str:
+    """How the sub-envs of a session are seeded (config.json's ``seeding``), documented in
+    ``agents/rllib/<env_module>.py``."""
+    return (
+        "env i of runner w in session k resets with "
+        "SeedSequence([seed, k, w]).generate_state(envs_per_runner, uint64)[i] "
+        f"(agents/rllib/{env_module}.py)"
+    )
+
+
 def evaluate(algo: Any, env_id: str, episodes: int, seed: int) -> tuple[float, float]:
     """Success rate and mean length of ``episodes`` deterministic episodes of the current
     policy (seeds ``seed + k``), played in the driver on the native vector env."""
@@ -280,7 +347,6 @@ class SingleAgentSetup:
 
     rate_key, rate_name = "successes", "success"
     env_module = "env"
-    comparison_files = ", survival.png"
 
     def check_learned(self, given: dict[str, Any], message: str) -> None:
         """:class:`UsageError` ``message`` when ``--learned`` was given: one agent learns."""
@@ -393,147 +459,66 @@ def train(
         algo.restore_from_path(str(start[0].resolve()))
         run_options.print_resuming(paths, start[0], start_timesteps)
 
-    spaces = setup.spaces(env_id, opts)
-    meta = {
-        **spaces,
-        "algo": "ppo",
-        "framework": "rllib",
-        "seed": int(opts["seed"]),
-        "run_name": opts["name"],
-        "versions": versions(),
-    }
-    session = {
-        "cluster": ray_info,
-        "num_env_runners": int(opts["num_env_runners"]),
-        "envs_per_runner": int(opts["envs_per_runner"]),
-        "num_learners": int(opts["num_learners"]),
-        # Where RLlib placed the env runners (the tests check both nodes of a cluster get one).
-        "env_runners": algo.env_runner_group.foreach_env_runner(
-            runner_location, local_env_runner=False
-        ),
-        # Seconds each env runner's warm-up took (the driver's first).
-        "warmup_s": [round(float(s), 2) for s in warmed],
-    }
-    seeding = (
-        "env i of runner w in session k resets with "
-        "SeedSequence([seed, k, w]).generate_state(envs_per_runner, uint64)[i] "
-        f"(agents/rllib/{setup.env_module}.py)"
+    meta = model_metadata(
+        opts, **setup.spaces(env_id, opts), framework="rllib", versions=versions()
     )
-    run.begin(start_timesteps, hp, meta["versions"], notes={"seeding": seeding}, session=session)
+    session = session_facts(algo, opts, ray_info, warmed)
+    seeding = {"seeding": seeding_note(setup.env_module)}
+    run.begin(start_timesteps, hp, meta["versions"], notes=seeding, session=session)
 
-    from torch.utils.tensorboard import SummaryWriter
-
-    writer = SummaryWriter(str(paths.tensorboard / "RLlib_PPO"), purge_step=start_timesteps or None)
-    total = int(opts["timesteps"])
-    timesteps = start_timesteps
+    total, timesteps = int(opts["timesteps"]), start_timesteps
     next_ckpt = start_timesteps + int(opts["checkpoint_freq"])
     next_eval = start_timesteps + int(opts["eval_freq"])
-    eval_file = paths.eval / "evaluations.npz"
     rate_key, rate_name = setup.rate_key, setup.rate_name
-    evals: dict[str, list[Any]] = {"timesteps": [], rate_key: [], "ep_lengths": []}
-    if eval_file.is_file():
-        with np.load(eval_file) as old:
-            for k in evals:
-                if k in old:
-                    evals[k] = [x for x in old[k] if k != "timesteps" or x <= start_timesteps]
-            n = len(evals["timesteps"])
-            evals = {k: v[:n] for k, v in evals.items()}
-    n_eval = int(opts["periodic_eval_episodes"])
-    eval_seed = EVAL_SEED + int(opts["seed"])
+    evaluations = EvaluationRecord(paths.evaluations, (rate_key, "ep_lengths"), start_timesteps)
+    n_eval, eval_seed = int(opts["periodic_eval_episodes"]), EVAL_SEED + int(opts["seed"])
 
-    def meta_now() -> dict[str, Any]:
-        return {**meta, "num_timesteps": timesteps}
+    def checkpoint(target: Path) -> Path:
+        return save_checkpoint(algo, target, {**meta, "num_timesteps": timesteps})
 
     if total > timesteps:
-        print(
-            f"training RLlib PPO on {env_id}"
-            + setup.training_note(opts, module_ids)
-            + f" for {total - timesteps:,} timesteps "
-            f"({opts['num_env_runners']} env runners x {opts['envs_per_runner']} envs, "
-            f"{opts['num_learners']} learners, Ray {ray_info['address']}: "
-            f"{ray_info['nodes']} nodes, {ray_info['cpus']:g} CPUs) -> {paths.root}",
-            flush=True,
-        )
-    t0 = time.perf_counter()
-    interrupted = False
-    iteration = 0
+        print_training(opts, setup.training_note(opts, module_ids), ray_info, timesteps, paths)
+    log = IterationLog(paths.tensorboard / "RLlib_PPO", start_timesteps, total, opts["progress"])
+    interrupted, iteration = False, 0
     try:
         while timesteps < total:
             result = algo.train()
             iteration += 1
-            runners = result.get("env_runners", {})
-            timesteps += int(runners.get("num_env_steps_sampled", 0))
-            learners = result.get("learners", {})
-            elapsed = time.perf_counter() - t0
-            fps = (timesteps - start_timesteps) / elapsed if elapsed > 0 else 0.0
-            # Sums over the iteration's finished episodes (NaN or absent when none ended).
-            n_ep = float(runners.get("steer_episodes") or 0)
-            n_ep = int(n_ep) if np.isfinite(n_ep) else 0
-            success = float(runners.get(f"steer_{rate_key}") or 0) / n_ep if n_ep else None
-            scalars = [
-                ("rollout/ep_len_mean", runners.get("episode_len_mean")),
-                (f"rollout/{rate_name}_rate", success),
-                ("time/fps", fps),
-                *setup.scalars(runners, learners, module_ids),
-            ]
-            for key, value in scalars:
-                if value is not None and np.isfinite(value):
-                    writer.add_scalar(key, float(value), timesteps)
-            line = f"[{iteration:4d}] {timesteps:>10,}/{total:,} steps"
-            line += setup.returns_text(runners, module_ids)
-            if success is not None:
-                line += f" | {rate_name} {100 * success:5.1f}% of {n_ep}"
-            eta = (total - timesteps) / fps if fps > 0 else 0.0
-            line += f" | {fps:,.0f} steps/s | eta {_fmt_eta(eta)}"
+            timesteps += int(result.get("env_runners", {}).get("num_env_steps_sampled", 0))
+            fps = log.fps(timesteps)
+            scalars, details = iteration_metrics(result, setup, module_ids, fps)
+            log.scalars(timesteps, scalars)
+            line = log.line(iteration, timesteps, fps, details)
             if timesteps >= next_eval or timesteps >= total:
                 rate, length = setup.evaluate(algo, env_id, opts, module_ids, n_eval, eval_seed)
-                evals["timesteps"].append(timesteps)
-                evals[rate_key].append(rate)
-                evals["ep_lengths"].append(length)
-                writer.add_scalar(f"eval/{rate_name}_rate", rate, timesteps)
-                writer.add_scalar("eval/mean_ep_length", length, timesteps)
-                paths.eval.mkdir(parents=True, exist_ok=True)
-                tmp = paths.eval / f".evaluations.tmp-{os.getpid()}.npz"
-                np.savez(tmp, **{k: np.asarray(v) for k, v in evals.items()})
-                os.replace(tmp, eval_file)
+                evaluations.append(timesteps, **{rate_key: rate, "ep_lengths": length})
+                log.scalars(
+                    timesteps, [(f"eval/{rate_name}_rate", rate), ("eval/mean_ep_length", length)]
+                )
                 line += f" | eval {rate_name} {100 * rate:.0f}%"
                 next_eval = timesteps + int(opts["eval_freq"])
-            if opts["progress"]:
-                print(line, flush=True)
-            if timesteps >= next_ckpt and timesteps < total:
-                save_checkpoint(
-                    algo, paths.checkpoints / f"{CHECKPOINT_PREFIX}{timesteps:09d}", meta_now()
-                )
+            log.print(line)
+            if next_ckpt <= timesteps < total:
+                checkpoint(checkpoint_dir(paths, timesteps))
                 next_ckpt = timesteps + int(opts["checkpoint_freq"])
     except KeyboardInterrupt:
         interrupted = True
-    wall = time.perf_counter() - t0
-    writer.flush()
-    writer.close()
-    run.end_training(timesteps - start_timesteps, wall)
+    run.end_training(timesteps - start_timesteps, log.elapsed())
+    log.close()
 
     if interrupted:
         # algo.train() is atomic from the driver's view: the last finished iteration is saved.
-        path = save_checkpoint(
-            algo, paths.checkpoints / f"{CHECKPOINT_PREFIX}{timesteps:09d}", meta_now()
-        )
+        path = checkpoint(checkpoint_dir(paths, timesteps))
         algo.stop()
         return run.interrupted(timesteps, path)
-
-    final = save_checkpoint(algo, model_dir(paths), meta_now())
+    final = checkpoint(model_dir(paths))
     algo.stop()
     run.trained(timesteps, "checkpoint", final)
 
-    extra: dict[str, Any] = {"model": str(final), "framework": "rllib"}
-    extra.update(setup.final_extra(final, module_ids))
+    extra = {"model": str(final), "framework": "rllib", **setup.final_extra(final, module_ids)}
     if not run.compare(env_id, final, extra, "checkpoint"):
         return 130
-    gif = ", episode.gif" if opts["gif"] else ""
-    survival = setup.comparison_files
-    run.finish(
-        "model/ (RLlib checkpoint), config.json, comparison.csv, comparison.json, "
-        f"episodes.csv{survival}{gif}, checkpoints/, eval/, tb/"
-    )
+    run.finish()
     print(f"compare again: python -m agents.compare --model {final}")
     return 0
 

@@ -12,7 +12,8 @@ Run folder layout (``runs/<name>/``)::
     episode.gif          learned vs classic agent on the same seed
 
 (an RLlib run has ``model/`` and ``checkpoints/ckpt_<timesteps>/`` checkpoint folders
-instead: :mod:`agents.rllib.training`). Every model, buffer and JSON file is written to a
+instead, and records its evaluations with :class:`EvaluationRecord`:
+:mod:`agents.rllib.training`). Every model, buffer and JSON file is written to a
 temp file in its folder and moved into place with ``os.replace``
 (:func:`steer_env.cli.atomic_output`), so an interruption never leaves a half-written file;
 the temp file of a run killed mid-write (SIGKILL) is deleted when the run folder is next
@@ -22,11 +23,14 @@ started or resumed (:func:`prepare_run_dir`).
 from __future__ import annotations
 
 import json
+import math
 import platform
 import re
 import signal
 import sys
 import time
+import zipfile
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -36,7 +40,7 @@ import numpy as np
 
 from agents.evaluation.policies import UsageError
 from agents.evaluation.results import atomic_write_json as write_json
-from steer_env.cli import SEED_MAX, remove_stale_temporaries
+from steer_env.cli import SEED_MAX, atomic_output, remove_stale_temporaries
 
 #: Seeds: training env ``i`` starts from ``seed + i``; the periodic evaluation uses
 #: ``EVAL_SEED + seed`` each time (the same episodes at every evaluation); the final
@@ -74,6 +78,19 @@ def versions() -> dict[str, str]:
     return out
 
 
+def model_metadata(opts: dict[str, Any], **fields: Any) -> dict[str, Any]:
+    """The ``steer_env`` metadata a run stores with its models and checkpoints: the task,
+    algorithm, seed and run name of ``opts``, then ``fields`` (spaces, versions, what the
+    framework or task adds)."""
+    return {
+        "env_id": opts["env"],
+        "algo": opts["algo"],
+        "seed": int(opts["seed"]),
+        "run_name": opts["name"],
+        **fields,
+    }
+
+
 # ------------------------------------------------------------------ run folder
 @dataclass(frozen=True)
 class RunPaths:
@@ -104,11 +121,45 @@ class RunPaths:
         return self.root / "eval"
 
     @property
+    def evaluations(self) -> Path:
+        return self.eval / "evaluations.npz"
+
+    @property
     def gif(self) -> Path:
         return self.root / "episode.gif"
 
     def checkpoint(self, timesteps: int) -> Path:
         return self.checkpoints / f"ckpt_{timesteps:09d}_steps.zip"
+
+
+#: What a run folder holds, in the order the run's last line names it (a folder with a
+#: ``/``): the model (an SB3 zip or an RLlib checkpoint folder), the options and results,
+#: the final comparison, the checkpoints, periodic evaluations and tensorboard logs.
+RUN_FILES = (
+    "model.zip",
+    "model/",
+    "config.json",
+    "comparison.csv",
+    "comparison.json",
+    "episodes.csv",
+    "survival.png",
+    "episode.gif",
+    "checkpoints/",
+    "eval/",
+    "tb/",
+)
+#: How the run's last line describes an entry of :data:`RUN_FILES` beyond its name.
+RUN_FILE_NOTES = {"model/": " (RLlib checkpoint)"}
+
+
+def run_contents(root: Path) -> list[str]:
+    """The entries of the run folder ``root`` as the run's last line names them: those of
+    :data:`RUN_FILES` it holds, in that order, then any other by name (hidden files, such
+    as the temporary files of a write, aside)."""
+    held = {f"{p.name}/" if p.is_dir() else p.name for p in Path(root).iterdir()}
+    known = [n for n in RUN_FILES if n in held]
+    other = sorted(n for n in held - set(known) if not n.startswith("."))
+    return [n + RUN_FILE_NOTES.get(n, "") for n in known] + other
 
 
 def final_comparison(
@@ -258,6 +309,99 @@ def session_fps(done: int, wall: float) -> float:
     return round(done / wall, 1) if wall > 0 and done > 0 else 0.0
 
 
+# ------------------------------------------------------------------ iterations
+class EvaluationRecord:
+    """The periodic evaluations of a run, ``eval/evaluations.npz``: one array per column,
+    one entry per evaluation, ``timesteps`` first. A resumed session continues the record
+    of the run from ``start_timesteps``: the evaluations after it (made by a session
+    stopped after its last checkpoint) are dropped, and so is a record that cannot be read
+    or lacks a column. Each :meth:`append` rewrites the file atomically
+    (:func:`steer_env.cli.atomic_output`)."""
+
+    def __init__(self, path: Path, columns: Iterable[str], start_timesteps: int = 0) -> None:
+        self.path = Path(path)
+        self.columns: dict[str, list[Any]] = {"timesteps": [], **{c: [] for c in columns}}
+        if not self.path.is_file():
+            return
+        try:
+            with np.load(self.path) as old:
+                loaded = {c: list(old[c]) for c in self.columns}
+        except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile):
+            return  # a damaged record is replaced, never fatal
+        kept = sum(1 for t in loaded["timesteps"] if t <= start_timesteps)
+        self.columns = {c: v[:kept] for c, v in loaded.items()}
+
+    def __len__(self) -> int:
+        return len(self.columns["timesteps"])
+
+    def append(self, timesteps: int, **values: float) -> None:
+        """Record the evaluation at ``timesteps`` (a value for every other column) and
+        write the file."""
+        if set(values) != set(self.columns) - {"timesteps"}:
+            raise ValueError(
+                f"an evaluation has the columns {', '.join(list(self.columns)[1:])}, "
+                f"got {', '.join(values) or 'none'}"
+            )
+        self.columns["timesteps"].append(int(timesteps))
+        for c, v in values.items():
+            self.columns[c].append(v)
+        with atomic_output(self.path) as tmp:
+            np.savez(tmp, **{c: np.asarray(v) for c, v in self.columns.items()})
+
+
+def fmt_eta(seconds: float) -> str:
+    """``m:ss`` of a remaining time (whole seconds, never negative)."""
+    seconds = max(0, int(seconds))
+    return f"{seconds // 60}:{seconds % 60:02d}"
+
+
+class IterationLog:
+    """The report of a framework that trains in iterations (RLlib): tensorboard scalars
+    under ``tb_dir`` (a resumed session at ``start_timesteps`` discards the scalars logged
+    after it) and the progress line of each iteration,
+    ``[iteration] timesteps/total steps<details> | fps steps/s | eta m:ss``. Its clock,
+    the session's training time, starts when it is created."""
+
+    def __init__(self, tb_dir: Path, start_timesteps: int, total: int, show: bool) -> None:
+        from torch.utils.tensorboard import SummaryWriter
+
+        self.writer = SummaryWriter(str(tb_dir), purge_step=start_timesteps or None)
+        self.start_timesteps, self.total, self.show = start_timesteps, total, show
+        self.t0 = time.perf_counter()
+
+    def elapsed(self) -> float:
+        return time.perf_counter() - self.t0
+
+    def fps(self, timesteps: int) -> float:
+        """Timesteps per second trained since the log started."""
+        elapsed = self.elapsed()
+        return (timesteps - self.start_timesteps) / elapsed if elapsed > 0 else 0.0
+
+    def scalars(self, timesteps: int, pairs: Iterable[tuple[str, Any]]) -> None:
+        """Log each ``(tag, value)`` at ``timesteps``; a missing or non-finite value is
+        skipped."""
+        for tag, value in pairs:
+            if value is not None and math.isfinite(value):
+                self.writer.add_scalar(tag, float(value), timesteps)
+
+    def line(self, iteration: int, timesteps: int, fps: float, details: str = "") -> str:
+        """The progress line of ``iteration`` (``details``: what the framework adds after
+        the timesteps, each part starting with ``" | "``)."""
+        eta = (self.total - timesteps) / fps if fps > 0 else 0.0
+        return (
+            f"[{iteration:4d}] {timesteps:>10,}/{self.total:,} steps{details}"
+            f" | {fps:,.0f} steps/s | eta {fmt_eta(eta)}"
+        )
+
+    def print(self, line: str) -> None:
+        if self.show:
+            print(line, flush=True)
+
+    def close(self) -> None:
+        self.writer.flush()
+        self.writer.close()
+
+
 # ------------------------------------------------------------------ run lifecycle
 class TrainingRun:
     """The life of one session of a run, whichever framework trains it: ``config.json``
@@ -375,12 +519,14 @@ class TrainingRun:
             env_id, model_path, self.opts, self.paths, self.config, extra, self.prog, saved
         )
 
-    def finish(self, written: str) -> int:
-        """Record the run's wall time and print what the run folder holds (``written``)."""
+    def finish(self) -> int:
+        """Record the run's wall time and print what the run folder holds
+        (:func:`run_contents`). Returns the exit status, 0."""
         self.config["total_wall_s"] = round(time.perf_counter() - self.started, 2)
         atomic_write_json(self.paths.config, self.config)
         tb = self.paths.tensorboard
         tb_note = f" (tensorboard --logdir {tb})" if tb.is_dir() else ""
+        written = ", ".join(run_contents(self.paths.root))
         print(
             f"\nwrote {self.paths.root}/: {written}{tb_note}; "
             f"total {self.config['total_wall_s']:.0f} s"

@@ -30,6 +30,7 @@ from agents.evaluation.policies import (
     METADATA_KEY,
     ON_POLICY,
     UsageError,
+    algo_class,
     config_overrides,
     env_tag,
     resolve_device,
@@ -107,6 +108,43 @@ def model_kwargs(hp: dict[str, Any]) -> dict[str, Any]:
     if not kwargs:
         return dict(hp)
     return {**hp, "policy_kwargs": kwargs}
+
+
+def build_model(
+    opts: dict[str, Any],
+    hp: dict[str, Any],
+    env: Any,
+    device: str,
+    paths: RunPaths,
+    seed: int,
+    start: tuple[Path, int] | None = None,
+) -> Any:
+    """The run's SB3 model on ``env``, seeded with the session's ``seed``: the checkpoint
+    ``start`` (``(path, timesteps)``) of a resumed run with its replay buffer (off-policy),
+    or the network and weights of ``--init-model`` with the run's hyperparameters ``hp``
+    (:class:`UsageError`, one line, when its spaces are not the env's), or a new network."""
+    algo = opts["algo"]
+    cls = algo_class(algo)
+    tb = str(paths.tensorboard)
+    if start:
+        model = cls.load(start[0], env=env, device=device, tensorboard_log=tb)
+        model.set_random_seed(seed)
+        if algo not in ON_POLICY and paths.replay_buffer.is_file():
+            model.load_replay_buffer(paths.replay_buffer)
+        options.print_resuming(paths, start[0], start[1])
+        return model
+    init = opts.get("init_model")
+    if not init:
+        return cls("MlpPolicy", env, seed=seed, device=device, verbose=0,
+                   tensorboard_log=tb, **model_kwargs(hp))  # fmt: skip
+    run_hp = {k: v for k, v in model_kwargs(hp).items() if k != "policy_kwargs"}
+    try:
+        model = cls.load(init, env=env, device=device, tensorboard_log=tb, **run_hp)
+    except ValueError as exc:  # SB3: the model's spaces are not this env's
+        raise UsageError(f"--init-model {init}: {exc}") from None
+    model.set_random_seed(seed)
+    print(f"starting from the weights of {init}")
+    return model
 
 
 def model_timesteps(path: Path) -> int | None:
@@ -211,7 +249,7 @@ def make_callbacks(
 
         def _init_callback(self) -> None:
             super()._init_callback()
-            f = paths.eval / "evaluations.npz"
+            f = paths.evaluations
             if f.is_file():
                 try:
                     with np.load(f) as old:
