@@ -98,7 +98,7 @@ def cross_play_env_arg(text: str) -> str:
     key = text.strip().lower()
     if key not in cross_play_names():
         raise argparse.ArgumentTypeError(
-            f"--env {text!r} has no cross-play table: use {', '.join(cross_play_names())}"
+            f"{text!r} has no cross-play table: use {', '.join(cross_play_names())}"
         )
     return key
 
