@@ -205,6 +205,8 @@ def test_the_old_module_constants_warn_and_keep_their_values():
     for name, value in old.items():
         with pytest.warns(DeprecationWarning, match=rf"cross_play\.{name} is deprecated: use"):
             assert getattr(cross_play, name) == value
+    with pytest.warns(DeprecationWarning, match=r"league\.ANCHORS is deprecated"):
+        assert league.ANCHORS == {"pursuer": ("reynolds", "cooperative"), "evader": ("flow",)}
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         with pytest.raises(AttributeError, match="no_such_name"):

@@ -77,11 +77,8 @@ def cross_play_task(task: TaskLike = None) -> Any:
     """The registry entry of a task with the cross-play layout: ``task`` itself, the task
     named ``task``, or the default one (:data:`DEFAULT_TASK`) for ``None``;
     :class:`UsageError` naming the accepted tasks for any other."""
-    entry = (
-        REGISTRY.get(DEFAULT_TASK if task is None else task)
-        if not isinstance(task, TaskSpec)
-        else task
-    )
+    task = DEFAULT_TASK if task is None else task
+    entry = task if isinstance(task, TaskSpec) else REGISTRY.get(str(task).strip().lower())
     if entry is None or entry.metrics.layout != "cross_play":
         name = getattr(task, "name", task)
         raise UsageError(

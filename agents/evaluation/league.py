@@ -713,5 +713,21 @@ def main(argv: list[str] | None = None) -> int:
     return run_tool(PROG, command, RESUMABLE_INTERRUPT)
 
 
+def __getattr__(name: str) -> Any:
+    """``ANCHORS``, kept for a release: the default task's scripted strategies per role."""
+    if name == "ANCHORS":
+        import warnings
+
+        warnings.warn(
+            "agents.evaluation.league.ANCHORS is deprecated: the anchors are the task's "
+            "baselines, cross_play_task(task).baselines (agents.evaluation.league.ANCHORS "
+            "will be removed in the next release)",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return dict(cross_play_task().baselines)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 if __name__ == "__main__":
     sys.exit(main())
