@@ -12,6 +12,7 @@ import pytest
 from agents.evaluation import compare, cross_play, league, team_league
 from agents.evaluation.cross_play import (
     Match,
+    PolicyLoadError,
     UsageError,
     cross_play_task,
     format_team_table,
@@ -119,6 +120,13 @@ def test_a_task_without_the_layout_is_refused_in_one_line(duo):
             parser.parse_args(["--env", "herding"])
         assert parser.parse_args(["--env", NAME]).env == NAME
         assert parser.parse_args([]).env == "team_pursuit"
+
+
+def test_a_model_is_of_the_task_its_metadata_names(duo):
+    shipped = cross_play.default_model_path("pursuer", "team_pursuit")
+    assert cross_play.model_task(shipped) is REGISTRY["team_pursuit"]
+    with pytest.raises(PolicyLoadError, match=f"trained on team_pursuit, not {NAME}"):
+        cross_play.load_team_policy(shipped, task=duo)
 
 
 def play_one_by_one(task, policy, episodes, seed):

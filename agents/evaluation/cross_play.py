@@ -182,10 +182,11 @@ def model_task(path: str | os.PathLike[str]) -> Any:
     else:
         meta = read_data_json(p).get(METADATA_KEY)
         trained_on = meta.get("env_id") if isinstance(meta, dict) else None
-    if trained_on not in cross_play_names():
+    names = cross_play_names()
+    if trained_on not in names:
         raise PolicyLoadError(
-            f"{p} was trained on {trained_on or 'an unknown env'}, not a task with a "
-            f"cross-play table ({', '.join(cross_play_names())})"
+            f"{p} was trained on {trained_on or 'an unknown env'}, not {' or '.join(names)} "
+            f"(train one with `python train.py --env {names[0]}`)"
         )
     return REGISTRY[trained_on]
 
