@@ -532,6 +532,8 @@ TEAM_PURSUIT = register(
         env_module="steer_env.envs.team_pursuit_v0",
         default_config=TeamConfig(),
         baselines={"pursuer": ("reynolds", "cooperative"), "evader": ("flow",)},
+        roles=PURSUIT_ROLES,
+        learned_values=LEARNED_VALUES,
         # The goal of a learned pursuer team against the classic evader: a capture rate of
         # at least 95% (Wilson lower bound 90%), 20 points above the cooperative team.
         metrics=Metrics(
