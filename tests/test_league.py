@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 from agents.evaluation import league
-from agents.evaluation.cross_play import TASK, load_team_policy, play_team_episodes
+from agents.evaluation.cross_play import load_team_policy, play_team_episodes
 from agents.evaluation.mixture import (
     Member,
     MixturePolicy,
@@ -31,6 +31,7 @@ from agents.evaluation.policies import models_dir
 from agents.evaluation.policy_base import UsageError
 from agents.evaluation.scripted import ScriptedPolicy
 from steer_env.envs.sb3 import make_team_sb3_vec_env
+from steer_env.tasks import REGISTRY
 
 ROOT = Path(__file__).resolve().parents[1]
 EVADER_MODEL = models_dir() / "team_pursuit_evader_ppo.zip"
@@ -268,10 +269,11 @@ def test_a_short_league_grows_the_pools_and_keeps_the_matrix_up_to_date(tmp_path
     r = _run("-m", "agents.league", "--rounds", "2", "--method", "pfsp", "--no-exploit", *tiny)
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
     state = json.loads((out / "league.json").read_text())
+    assert state["env"] == "team_pursuit"  # the default --env
     pursuers = [m["name"] for m in state["pools"]["pursuer"]]
     evaders = [m["name"] for m in state["pools"]["evader"]]
-    assert pursuers == [*TASK.baselines["pursuer"], "p1", "p2"]
-    assert evaders == [*TASK.baselines["evader"], "e1", "e2"]
+    assert pursuers == [*REGISTRY["team_pursuit"].baselines["pursuer"], "p1", "p2"]
+    assert evaders == [*REGISTRY["team_pursuit"].baselines["evader"], "e1", "e2"]
     # Round 2 answered mixtures over the pools as they stood after round 1.
     r2 = state["rounds"][1]
     assert list(r2["pursuer_mixture"]) == pursuers[:3]

@@ -64,6 +64,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from agents.evaluation import stats
+from agents.evaluation.cross_play import DEFAULT_TASK, TaskLike, cross_play_env_arg, cross_play_task
 from agents.evaluation.mixture import Member, write_pool
 from agents.evaluation.policy_base import UsageError
 from agents.evaluation.results import atomic_write_json
@@ -78,7 +79,7 @@ DEFAULT_ROUNDS = 8
 DEFAULT_METHOD = "uniform"
 DEFAULT_WARM = True
 #: Options a league folder keeps: continuing it with others would mix two leagues.
-KEPT = ("method", "warm_start", "pursuer_timesteps", "evader_timesteps", "n_envs", "seed")
+KEPT = ("env", "method", "warm_start", "pursuer_timesteps", "evader_timesteps", "n_envs", "seed")
 
 
 # ----------------------------------------------------------------------- meta-solvers
@@ -167,27 +168,38 @@ class Cell:
 class PayoffMatrix:
     """Capture results of pursuer teams against evaders, every pair on the same
     ``episodes`` episodes from seeds ``seed, seed + 1, ...`` (episode ``k`` of every pair
-    starts from seed ``seed + k``). :meth:`play` plays the pairs not yet in it."""
+    starts from seed ``seed + k``) of the cross-play task ``task`` (an entry or a name,
+    by default :data:`~agents.evaluation.cross_play.DEFAULT_TASK`). :meth:`play` plays the
+    pairs not yet in it."""
 
-    def __init__(self, episodes: int, seed: int, config: dict[str, Any] | None = None) -> None:
+    def __init__(
+        self,
+        episodes: int,
+        seed: int,
+        config: dict[str, Any] | None = None,
+        task: TaskLike = None,
+    ) -> None:
         self.episodes = int(episodes)
         self.seed = int(seed)
         self.config = dict(config or {})
+        self.task = cross_play_task(task)
         self.cells: dict[tuple[str, str], Cell] = {}
 
     def play(self, pursuers: dict[str, Any], evaders: dict[str, Any]) -> int:
         """Play every pair of ``pursuers`` x ``evaders`` (name -> a strategy name or a
         policy) missing from the matrix; returns how many were played."""
-        from agents.evaluation.cross_play import TASK, play_team_episodes
+        from agents.evaluation.cross_play import play_team_episodes
 
-        cfg = TASK.config(**self.config)
+        cfg = self.task.config(**self.config)
         horizon = cfg.time_limit * cfg.dt
         played = 0
         for p, p_side in pursuers.items():
             for e, e_side in evaders.items():
                 if (p, e) in self.cells:
                     continue
-                res = play_team_episodes(p_side, e_side, self.episodes, self.seed, self.config)
+                res = play_team_episodes(
+                    p_side, e_side, self.episodes, self.seed, self.config, self.task
+                )
                 t = np.where(res.captured, res.capture_step * cfg.dt, horizon)
                 times = stats.restricted_times(t, res.captured, horizon)
                 self.cells[p, e] = Cell(res.captured.copy(), float(times.mean()))
@@ -199,32 +211,31 @@ class PayoffMatrix:
         return np.array([[self.cells[p, e].rate for e in evaders] for p in pursuers])
 
     def to_json(self, pursuers: list[str], evaders: list[str]) -> dict[str, Any]:
+        row, col = self.task.roles
         cells = {}
         for (p, e), c in self.cells.items():
             k = int(c.captured.sum())
             iv = stats.wilson_interval(k, self.episodes)
             cells[f"{p} vs {e}"] = {
-                "pursuers": p,
-                "evader": e,
+                row.side_word: p,
+                col.side_word: e,
                 "captures": k,
                 "capture_rate": iv.mean,
                 "capture_ci95": [iv.lo, iv.hi],
                 "restricted_mean_time_s": c.restricted_mean_time_s,
                 "captured": "".join("1" if x else "0" for x in c.captured),
             }
-        from agents.evaluation.cross_play import TASK
-
-        cfg = TASK.config(**self.config)
+        cfg = self.task.config(**self.config)
         # The layout of a cross-play comparison.json (rows, columns, horizon), so the
         # comparison tools' readers read it too.
         return {
-            "env": TASK.name,
+            "env": self.task.name,
             "episodes": self.episodes,
             "seed": self.seed,
             "config": self.config,
             "horizon_s": cfg.time_limit * cfg.dt,
-            "pursuer_teams": {p: p for p in pursuers},
-            "evaders": {e: e for e in evaders},
+            row.sides_key: {p: p for p in pursuers},
+            col.sides_key: {e: e for e in evaders},
             "ci_method": "Wilson score 95%",
             "cells": cells,
             "paired": {},
@@ -233,10 +244,13 @@ class PayoffMatrix:
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> PayoffMatrix:
-        m = cls(data["episodes"], data["seed"], data.get("config"))
+        m = cls(data["episodes"], data["seed"], data.get("config"), data.get("env"))
+        row, col = m.task.roles
         for c in data["cells"].values():
             captured = np.frombuffer(c["captured"].encode(), dtype=np.uint8) == ord("1")
-            m.cells[c["pursuers"], c["evader"]] = Cell(captured, c["restricted_mean_time_s"])
+            m.cells[c[row.side_word], c[col.side_word]] = Cell(
+                captured, c["restricted_mean_time_s"]
+            )
         return m
 
 
@@ -317,7 +331,7 @@ def train_argv(out: Path, name: str, learned: str, against: list[str], args: Any
         return ["--out", str(out), "--name", name, "--resume", "--no-gif", "--no-progress"]
     timesteps = args.pursuer_timesteps if learned == "pursuers" else args.evader_timesteps
     return [
-        "--env", "team_pursuit", "--learned", learned, *against,
+        "--env", cross_play_task(getattr(args, "env", None)).name, "--learned", learned, *against,
         "--timesteps", str(timesteps), "--n-envs", str(args.n_envs), "--seed", str(args.seed),
         "--out", str(out), "--name", name, "--episodes", "200", "--no-gif", "--no-progress",
         "--overwrite",
@@ -368,24 +382,21 @@ def train_runs(out: Path, jobs: list[tuple[str, str, list[str]]], args: Any) -> 
 
 
 # ----------------------------------------------------------------------- the league
-ANCHORS = {"pursuer": ("reynolds", "cooperative"), "evader": ("flow",)}
-
-
 class League:
     """The pools, the payoff matrix and the rounds of a league in folder ``out``."""
 
     def __init__(self, args: Any) -> None:
-        from agents.evaluation.cross_play import TASK
-
         self.args = args
         self.out: Path = args.out
+        #: The task played (``--env``; the task's scripted strategies are the anchors).
+        self.task = cross_play_task(getattr(args, "env", None))
         self.pools: dict[str, dict[str, Member]] = {
-            role: {n: Member(n, 1.0, strategy=n) for n in TASK.baselines[role]}
+            role: {n: Member(n, 1.0, strategy=n) for n in self.task.baselines[role]}
             for role in ("pursuer", "evader")
         }
         #: Models played in the matrix without joining the pools (``--guest``).
         self.guests: dict[str, dict[str, Member]] = {"pursuer": {}, "evader": {}}
-        self.matrix = PayoffMatrix(args.episodes, args.compare_seed)
+        self.matrix = PayoffMatrix(args.episodes, args.compare_seed, task=self.task)
         #: The final check's matrix on the report seeds (:meth:`final_check`).
         self.report: PayoffMatrix | None = None
         self.rounds: list[dict[str, Any]] = []
@@ -393,7 +404,8 @@ class League:
         saved = self.out / "payoff.json"
         if saved.is_file():
             data = json.loads(saved.read_text())
-            if (data.get("episodes"), data.get("seed")) == (args.episodes, args.compare_seed):
+            kept = (data.get("episodes"), data.get("seed"), data.get("env"))
+            if kept == (args.episodes, args.compare_seed, self.task.name):
                 self.matrix = PayoffMatrix.from_json(data)
         state = self.out / "league.json"
         if state.is_file():
@@ -415,7 +427,9 @@ class League:
         if member.strategy is not None:
             return member.strategy
         if name not in self._policies:
-            self._policies[name] = load_team_policy(member.model, role, device="cpu")
+            self._policies[name] = load_team_policy(
+                member.model, role, device="cpu", task=self.task
+            )
         return self._policies[name]
 
     def names(self, role: str, guests: bool = False) -> list[str]:
@@ -436,6 +450,7 @@ class League:
         p, e = self.names("pursuer"), self.names("evader")
         atomic_write_json(self.out / "payoff.json", self.matrix.to_json(p, e))
         state = {
+            "env": self.task.name,
             "method": self.args.method,
             "rounds_asked": self.args.rounds,
             "pursuer_timesteps": self.args.pursuer_timesteps,
@@ -533,7 +548,9 @@ class League:
             if name in self.pools["pursuer"] or name in self.pools["evader"]:
                 raise UsageError(f"--guest {role}:{name}: {name!r} is a member of the league")
             self.guests[role][name] = Member(name, 0.0, model=str(Path(path).resolve()))
-        report = PayoffMatrix(self.matrix.episodes, self.args.report_seed, self.matrix.config)
+        report = PayoffMatrix(
+            self.matrix.episodes, self.args.report_seed, self.matrix.config, self.task
+        )
         self.report = report
         p_all, e_all = self.names("pursuer", guests=True), self.names("evader", guests=True)
         report.play(
@@ -576,8 +593,8 @@ class League:
             )
             from agents.evaluation.cross_play import load_team_policy
 
-            br_e = load_team_policy(models[xe], "evader", device="cpu")
-            br_p = load_team_policy(models[xp], "pursuer", device="cpu")
+            br_e = load_team_policy(models[xe], "evader", device="cpu", task=self.task)
+            br_p = load_team_policy(models[xp], "pursuer", device="cpu", task=self.task)
             report.play({final_p: self.side("pursuer", final_p)}, {xe: br_e})
             report.play({xp: br_p}, {final_e: self.side("evader", final_e)})
             n = report.episodes
@@ -609,7 +626,7 @@ def run_league(args: Any) -> dict[str, Any]:
     report = league.report
     p, e = league.names("pursuer", guests=True), league.names("evader", guests=True)
     print(f"\nthe final check ({args.method} league, {args.rounds} rounds):")
-    print(format_team_table(report.to_json(p, e)))
+    print(format_team_table(report.to_json(p, e), league.task))
     fp, fe = final["pursuer"], final["evader"]
     print(f"final pursuer team {fp['name']}: worst capture {fp['worst_capture']:.1%} (against "
           f"{fp['against']})")  # fmt: skip
@@ -632,10 +649,13 @@ def run_league(args: Any) -> dict[str, Any]:
 def build_parser() -> Any:
     p = cli.OneLineParser(
         prog=PROG,
-        description="Population training on team_pursuit: each round, a pursuer team and an "
-        "evader trained against a mixture of the other role's pool (scripted anchors and "
-        "every earlier round), then the payoff matrix and the exploitability check.",
+        description="Population training on a task with a cross-play table (--env, "
+        f"{DEFAULT_TASK} by default): each round, a pursuer team and an evader trained "
+        "against a mixture of the other role's pool (scripted anchors and every earlier "
+        "round), then the payoff matrix and the exploitability check.",
     )
+    p.add_argument("--env", type=cross_play_env_arg, default=DEFAULT_TASK,
+                   help=f"a task with a cross-play table (default {DEFAULT_TASK})")  # fmt: skip
     p.add_argument("--out", type=Path, default=Path("runs/league"), help="league folder")
     p.add_argument("--rounds", type=cli.positive_int, default=DEFAULT_ROUNDS,
                    help=f"rounds (default {DEFAULT_ROUNDS})")  # fmt: skip
@@ -691,6 +711,22 @@ def main(argv: list[str] | None = None) -> int:
         return 0
 
     return run_tool(PROG, command, RESUMABLE_INTERRUPT)
+
+
+def __getattr__(name: str) -> Any:
+    """``ANCHORS``, kept for a release: the default task's scripted strategies per role."""
+    if name == "ANCHORS":
+        import warnings
+
+        warnings.warn(
+            "agents.evaluation.league.ANCHORS is deprecated: the anchors are the task's "
+            "baselines, cross_play_task(task).baselines (agents.evaluation.league.ANCHORS "
+            "will be removed in the next release)",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return dict(cross_play_task().baselines)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 if __name__ == "__main__":

@@ -113,25 +113,33 @@ def write_pool(path: str | os.PathLike[str], role: str, members: Sequence[Member
 
 
 def load_members(
-    members: Sequence[Member], role: str, config: dict[str, Any] | None = None
+    members: Sequence[Member],
+    role: str,
+    config: dict[str, Any] | None = None,
+    task: Any = None,
 ) -> list:
-    """One policy per member, in order: :class:`~agents.evaluation.scripted.ScriptedPolicy`
-    for a strategy, the loaded model for a model (:class:`PolicyLoadError` for a bad one)."""
-    from agents.evaluation.cross_play import TASK, load_team_policy
+    """One policy per member of the cross-play task ``task`` (an entry or a name, by
+    default :data:`~agents.evaluation.cross_play.DEFAULT_TASK`), in order:
+    :class:`~agents.evaluation.scripted.ScriptedPolicy` for a strategy, the loaded model for
+    a model (:class:`PolicyLoadError` for a bad one)."""
+    from agents.evaluation.cross_play import cross_play_task, load_team_policy
     from agents.evaluation.scripted import ScriptedPolicy
 
+    entry = cross_play_task(task)
     policies = []
     for m in members:
         if m.strategy is not None:
-            if m.strategy not in TASK.baselines[role]:
+            if m.strategy not in entry.baselines[role]:
                 raise UsageError(
                     f"pool member {m.name!r}: {m.strategy!r} is not a scripted {role} strategy "
-                    f"of {TASK.name} (use {', '.join(TASK.baselines[role])})"
+                    f"of {entry.name} (use {', '.join(entry.baselines[role])})"
                 )
-            policies.append(ScriptedPolicy(TASK, m.strategy, config=config, role=role))
+            policies.append(ScriptedPolicy(entry, m.strategy, config=config, role=role))
         else:
             try:
-                policies.append(load_team_policy(m.model, role, device="cpu", config=config))
+                policies.append(
+                    load_team_policy(m.model, role, device="cpu", config=config, task=entry)
+                )
             except PolicyLoadError as exc:
                 raise PolicyLoadError(f"pool member {m.name!r}: {exc}") from None
     return policies

@@ -39,7 +39,7 @@ from agents.evaluation.policy_base import PolicyLoadError as PolicyLoadError
 from agents.evaluation.policy_base import UsageError as UsageError
 from agents.evaluation.policy_base import env_tag as env_tag
 from agents.evaluation.policy_base import resolve_env_id as resolve_env_id
-from steer_env.tasks import REGISTRY, TASKS, TEAM_TASKS
+from steer_env.tasks import REGISTRY, TASKS
 
 #: Scripted agents for the learned agent's role, in table order (``classic`` first).
 SCRIPTED_FOR_ENV = {task.env_id: tuple(task.baselines) for task in TASKS.values()}
@@ -353,10 +353,13 @@ def task_names() -> str:
 
 def env_arg(text: str) -> str:
     """A single-agent task's env id, or a multi-agent task's name (``team_pursuit``, also
-    accepted as its PettingZoo module name ``team_pursuit_v0``)."""
+    accepted as its PettingZoo module name ``team_pursuit_v0``; a task registered without
+    a Gymnasium id or a PettingZoo module, by its name)."""
     key = text.strip().lower()
-    for name, task in TEAM_TASKS.items():
-        if key in (name, task.env_module.rsplit(".", 1)[-1]):
+    for name, task in REGISTRY.items():
+        if task.env_module is None and task.env_id is not None:
+            continue  # a single-agent task: its env id, below
+        if key in (name, (task.env_module or name).rsplit(".", 1)[-1]):
             # A task with a single-agent form is named by its env id (its comparison is
             # the "agents" layout's).
             return task.env_id or name

@@ -28,8 +28,9 @@ from steer_env.engine.batch import Batch, VehicleSpec
 from steer_env.engine.strategy import Strategy
 from steer_env.envs import streams
 from steer_env.rules.pursuit_evasion import World
-from steer_env.tasks import STRATEGIES, TEAM_TASKS, Task, TaskConfig, get_task
+from steer_env.tasks import REGISTRY, STRATEGIES, Task, TaskConfig, get_task
 from steer_env.tasks.config import make_config
+from steer_env.tasks.protocol import TeamInfos
 
 
 class ScriptedPolicy:
@@ -171,10 +172,12 @@ class ScriptedPolicy:
 
 
 def _team_task(task: Any) -> Any:
-    """The registered team task ``task`` names (or is), else ``None``."""
+    """The registered team task (one with :class:`~steer_env.tasks.protocol.TeamInfos`)
+    ``task`` names (or is), else ``None``."""
     if isinstance(task, str):
-        return TEAM_TASKS.get(task.strip().lower())
-    return task if any(task is t for t in TEAM_TASKS.values()) else None
+        task = REGISTRY.get(task.strip().lower())
+    registered = any(task is t for t in REGISTRY.values())
+    return task if registered and isinstance(task, TeamInfos) else None
 
 
 def _decode_roster(

@@ -60,7 +60,9 @@ def measure(episodes: int, seed: int, n_pursuers: int = 3) -> dict[str, dict[str
     }
     out = {}
     for name, (strategy, size) in teams.items():
-        played = play_team_episodes(strategy, "flow", episodes, seed, {"n_pursuers": size})
+        played = play_team_episodes(
+            strategy, "flow", episodes, seed, {"n_pursuers": size}, TEAM_PURSUIT
+        )
         caught = played.captured
         times = np.where(caught, played.capture_step * cfg.dt, horizon)
         rate = stats.wilson_interval(int(caught.sum()), episodes)

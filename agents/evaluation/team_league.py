@@ -25,6 +25,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from agents.evaluation.cross_play import DEFAULT_TASK, cross_play_env_arg
 from agents.evaluation.policies import UsageError
 from steer_env import cli
 
@@ -35,7 +36,14 @@ def build_parser() -> Any:
     p = cli.OneLineParser(
         prog=PROG,
         description="Alternate best-response training of learned pursuer teams and learned "
-        "evaders on team_pursuit, then play every team against every evader.",
+        "evaders on a task with a cross-play table (--env, team_pursuit by default), then "
+        "play every team against every evader.",
+    )
+    p.add_argument(
+        "--env",
+        type=cross_play_env_arg,
+        default=DEFAULT_TASK,
+        help=f"a task with a cross-play table (default {DEFAULT_TASK})",
     )
     p.add_argument("--rounds", type=cli.positive_int, default=2, help="rounds R (default 2)")
     p.add_argument("--out", type=Path, default=Path("runs/league"), help="league folder")
@@ -85,7 +93,7 @@ def _train(
     )
     argv = [
         "--env",
-        "team_pursuit",
+        args.env,
         "--learned",
         learned,
         *against,
@@ -117,39 +125,48 @@ def _train(
 
 def run_league(args: Any) -> dict[str, Any]:
     from agents.evaluation.cross_play import (
+        cross_play_task,
         format_team_table,
+        learned_of,
         load_team_policy,
+        reference_side,
+        role_names,
         run_team_comparison,
     )
 
+    task = cross_play_task(args.env)
+    row, col = role_names(task)
+    reference, classic = reference_side(task), task.baselines[col][0]
+    learn_rows, learn_cols = learned_of(row, task), learned_of(col, task)
     out: Path = args.out
     out.mkdir(parents=True, exist_ok=True)
     pursuers: dict[str, Path] = {}
     evaders: dict[str, Path] = {}
-    evaders["e0"] = _train(out, "e0", "evaders", args.evader_timesteps, args, "cooperative")
-    previous: str | Path = "flow"
+    evaders["e0"] = _train(out, "e0", learn_cols, args.evader_timesteps, args, reference)
+    previous: str | Path = classic
     for k in range(1, args.rounds + 1):
-        pursuers[f"p{k}"] = _train(out, f"p{k}", "pursuers", args.pursuer_timesteps, args, previous)
+        pursuers[f"p{k}"] = _train(out, f"p{k}", learn_rows, args.pursuer_timesteps, args, previous)
         evaders[f"e{k}"] = _train(
-            out, f"e{k}", "evaders", args.evader_timesteps, args, pursuers[f"p{k}"]
+            out, f"e{k}", learn_cols, args.evader_timesteps, args, pursuers[f"p{k}"]
         )
         previous = evaders[f"e{k}"]
     import torch
 
     torch.set_num_threads(1)
     summary = run_team_comparison(
-        {n: load_team_policy(p, "pursuer") for n, p in pursuers.items()},
-        {n: load_team_policy(p, "evader") for n, p in evaders.items()},
+        {n: load_team_policy(p, row, task=task) for n, p in pursuers.items()},
+        {n: load_team_policy(p, col, task=task) for n, p in evaders.items()},
         args.episodes,
         args.compare_seed,
         out / "crossplay",
         extra={
             "models": {n: str(p) for n, p in {**pursuers, **evaders}.items()},
-            "schedule": "e0 vs cooperative; pk vs e(k-1) (p1 vs flow); ek vs pk",
+            "schedule": f"e0 vs {reference}; pk vs e(k-1) (p1 vs {classic}); ek vs pk",
         },
+        task=task,
     )
     print()
-    print(format_team_table(summary))
+    print(format_team_table(summary, task))
     print(f"\nwrote {out / 'crossplay'}/comparison.csv, episodes.csv, comparison.json")
     return summary
 

@@ -232,11 +232,13 @@ class TeamSetup:
 
     def final_extra(self, final: Path, module_ids: tuple[str, ...]) -> dict[str, Any]:
         """Both roles learned: the table plays the trained modules against each other too."""
-        if set(module_ids) != {"pursuer", "evader"}:
-            return {}
-        from agents.evaluation.cross_play import load_team_policy
+        from agents.evaluation.cross_play import load_team_policy, model_task, role_names
 
-        return {"opponent": load_team_policy(final, "evader")}
+        task = model_task(final)
+        rows, cols = role_names(task)
+        if set(module_ids) != {rows, cols}:
+            return {}
+        return {"opponent": load_team_policy(final, cols, task=task)}
 
 
 def learner_scalars(learner: dict[str, Any], prefix: str = "") -> list[tuple[str, Any]]:

@@ -19,8 +19,8 @@ import numpy as np
 
 from agents.evaluation.compare import task_of
 from agents.evaluation.cross_play import (
-    LEARNED_ROLE,
     check_opponent_strategy,
+    learned_of,
     load_team_policy,
     team_overrides,
     team_slots,
@@ -372,7 +372,7 @@ def check_init_model(path: Path | None, opts: dict[str, Any]) -> str | None:
         raise UsageError(f"--init-model {p} is a {meta['algo'].upper()} model, not "
                          f"{opts['algo'].upper()}")  # fmt: skip
     learned = opts.get("learned")
-    if "role" in meta and learned and LEARNED_ROLE[meta["role"]] != learned:
+    if "role" in meta and learned and learned_of(meta["role"]) != learned:
         raise UsageError(f"--init-model {p} is a {meta['role']} policy (--learned {learned})")
     return str(p.resolve())
 
@@ -480,8 +480,8 @@ class SharedPolicySetup:
             pool_policies = load_members(members, other, {**team_config, "learned": "both"})
             team_config["learned"] = "both"
             extra["opponent_pool"] = [m.to_json() for m in members]
-        assert team_config["learned"] in (LEARNED_ROLE[role], "both")
-        per_env = team_slots({"learned": LEARNED_ROLE[other], "config": env_kwargs})
+        assert team_config["learned"] in (learned_of(role), "both")
+        per_env = team_slots({"learned": learned_of(other), "config": env_kwargs})
 
         def make_team_env(n: int, seed: int) -> Any:
             against = opponent

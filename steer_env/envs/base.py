@@ -282,3 +282,9 @@ class SteerEnv(gym.Env[NDArray[np.float32], NDArray[np.float32]]):
     def close(self) -> None:
         if self._scenes is not None:
             self._scenes.close()
+
+
+def module_name(task: Any) -> str:
+    """A team task's env name in its metadata and window titles: its PettingZoo module's
+    (``team_pursuit_v0``), or the task's name for a task registered without a module."""
+    return str(task.env_module or task.name).rsplit(".", 1)[-1]

@@ -14,7 +14,13 @@ from pettingzoo.utils.conversions import parallel_to_aec_wrapper
 
 from steer_env.engine.batch import Batch
 from steer_env.envs import streams
-from steer_env.envs.base import RENDER_FPS, validate_actions, validate_render_mode, validate_seed
+from steer_env.envs.base import (
+    RENDER_FPS,
+    module_name,
+    validate_actions,
+    validate_render_mode,
+    validate_seed,
+)
 from steer_env.tasks import TaskSpec
 from steer_env.tasks.config import time_limit_alias
 
@@ -46,7 +52,7 @@ class TaskParallelEnv(ParallelEnv):
     ) -> None:
         if task is not None:
             self.task = task
-        self.metadata = {**self.metadata, "name": self.task.env_module.rsplit(".", 1)[-1]}
+        self.metadata = {**self.metadata, "name": module_name(self.task)}
         self.config: Any = self.task.config(**time_limit_alias(kwargs, "max_cycles", max_cycles))
         self.task.check_agents(self.config)
         validate_render_mode(render_mode, self.metadata["render_modes"])

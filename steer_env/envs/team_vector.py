@@ -50,7 +50,7 @@ from gymnasium import spaces
 from numpy.typing import NDArray
 
 from steer_env.engine.batch import Batch
-from steer_env.envs.base import RENDER_FPS, validate_actions, validate_render_mode
+from steer_env.envs.base import RENDER_FPS, module_name, validate_actions, validate_render_mode
 from steer_env.envs.vector import reset_envs
 from steer_env.tasks import TEAM_TASKS, TaskSpec
 from steer_env.tasks.config import time_limit_alias
@@ -84,7 +84,7 @@ class TeamVectorEnv:
     ) -> None:
         if task is not None:
             self.task = task
-        self.metadata = {**self.metadata, "name": self.task.env_module.rsplit(".", 1)[-1]}
+        self.metadata = {**self.metadata, "name": module_name(self.task)}
         self.config: Any = self.task.config(**time_limit_alias(kwargs, "max_cycles", max_cycles))
         validate_render_mode(render_mode, self.metadata["render_modes"])
         self.render_mode = render_mode

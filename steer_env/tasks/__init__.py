@@ -32,6 +32,7 @@ from steer_env.rules.pursuit_evasion import World
 from steer_env.tasks.config import TaskConfig, make_config
 from steer_env.tasks.protocol import (
     Metrics,
+    Role,
     SingleAgentInfos,
     StrategyFactory,
     TaskSpec,
@@ -304,6 +305,7 @@ __all__ = [
     "TASKS",
     "TEAM_TASKS",
     "Metrics",
+    "Role",
     "Task",
     "TaskConfig",
     "TaskSpec",

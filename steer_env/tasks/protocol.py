@@ -78,6 +78,38 @@ class Metrics:
     outcomes: tuple[str, ...] = ()
 
 
+@dataclass(frozen=True)
+class Role:
+    """One role of a task whose comparison is the cross-play table (``metrics.layout``
+    ``"cross_play"``), and the words its tables, files and captions use for it.
+
+    Attributes:
+        name: the role as the engine's team and a model's metadata name it (``"pursuer"``).
+        plural: the role's agents (``"pursuers"``): a learned side's label (``"learned
+            pursuers"``).
+        side_word: the word after a scripted side's name in the tables (``"reynolds
+            pursuers"``, ``"flow evader"``); also the key of the role's side in each cell
+            and the column of ``comparison.csv`` / ``episodes.csv``.
+        sides_key: the key of the role's sides (name -> label) in ``comparison.json``
+            (``"pursuer_teams"``).
+        strategy_key: the configuration value naming the role's scripted strategy
+            (``"pursuer_strategy"``).
+        count_key: the configuration value of how many agents play the role
+            (``"n_pursuers"``).
+        caption: an episode's caption of a scripted side, ``{}`` its name (``"{} team"``).
+        learned_caption: an episode's caption of a learned side (``"learned team"``).
+    """
+
+    name: str
+    plural: str
+    side_word: str
+    sides_key: str
+    strategy_key: str
+    count_key: str
+    caption: str = "{}"
+    learned_caption: str = "learned"
+
+
 class TaskSpec(ABC):
     """The protocol every registered task implements (see the module docstring)."""
 

@@ -75,11 +75,44 @@ from steer_env.tasks.config import (
     field_ranges,
     time_limit_alias,
 )
-from steer_env.tasks.protocol import StrategyFactory, TaskSpec, TeamInfos, check_role
+from steer_env.tasks.protocol import Role, StrategyFactory, TaskSpec, TeamInfos, check_role
 from steer_env.tasks.pursuit_evasion import classic_pursuer
 
 #: Accepted values of ``TeamConfig.learned``.
 LEARNED_ROLES = ("pursuers", "evaders", "both", "none")
+
+#: The roles of a team task on the pursuit-evasion rules, in the order of its cross-play
+#: table: rows the pursuer teams, columns the evaders.
+PURSUIT_ROLES = (
+    Role(
+        "pursuer",
+        "pursuers",
+        side_word="pursuers",
+        sides_key="pursuer_teams",
+        strategy_key="pursuer_strategy",
+        count_key="n_pursuers",
+        caption="{} team",
+        learned_caption="learned team",
+    ),
+    Role(
+        "evader",
+        "evaders",
+        side_word="evader",
+        sides_key="evaders",
+        strategy_key="evader_strategy",
+        count_key="n_evaders",
+        caption="{}",
+        learned_caption="learned evader",
+    ),
+)
+
+#: ``TeamConfig.learned`` for each set of learned roles (their names in table order).
+LEARNED_VALUES = {
+    (): "none",
+    ("pursuer",): "pursuers",
+    ("evader",): "evaders",
+    ("pursuer", "evader"): "both",
+}
 
 
 @dataclass(frozen=True)
@@ -309,8 +342,12 @@ class TeamTask(TaskSpec, TeamInfos):
         default_config: the task's defaults (keyword arguments override them).
         baselines: scripted teams per role, by name (the first is *the* classic one).
         metrics: what comparisons measure (a cross-play table) and the learned team's
-            goal.
+            goal (``reference``: the scripted team a learned one must beat).
         training: defaults per trainer (:mod:`steer_env.tasks.training`).
+        roles: the two roles in the cross-play table's order (rows, columns) and their
+            words (:class:`~steer_env.tasks.protocol.Role`).
+        learned_values: the ``learned`` configuration value for each set of learned
+            roles (role names in table order).
     """
 
     name: str
@@ -320,6 +357,10 @@ class TeamTask(TaskSpec, TeamInfos):
     env_id: str | None = None
     metrics: Metrics = dataclasses.field(default_factory=lambda: Metrics("cross_play", "", ""))
     training: Mapping[str, Mapping[str, Any]] = dataclasses.field(default_factory=dict)
+    roles: tuple[Role, Role] = PURSUIT_ROLES
+    learned_values: Mapping[tuple[str, ...], str] = dataclasses.field(
+        default_factory=lambda: dict(LEARNED_VALUES)
+    )
 
     def config(self, **overrides: Any) -> TeamConfig:
         return make_team_config(overrides, self.default_config)
@@ -491,13 +532,20 @@ TEAM_PURSUIT = register(
         env_module="steer_env.envs.team_pursuit_v0",
         default_config=TeamConfig(),
         baselines={"pursuer": ("reynolds", "cooperative"), "evader": ("flow",)},
+        roles=PURSUIT_ROLES,
+        learned_values=LEARNED_VALUES,
         # The goal of a learned pursuer team against the classic evader: a capture rate of
         # at least 95% (Wilson lower bound 90%), 20 points above the cooperative team.
         metrics=Metrics(
             "cross_play",
             success_means="every evader captured by the time limit",
             time_means="time to capture",
-            goal={"capture_rate": 0.95, "wilson_lower": 0.90, "points_above_cooperative": 0.20},
+            goal={
+                "capture_rate": 0.95,
+                "wilson_lower": 0.90,
+                "reference": "cooperative",
+                "points_above_reference": 0.20,
+            },
             labels={"rate": "capture", "title": "team pursuit"},
         ),
         # The RLlib sub-envs are each a PettingZoo env (RLlib vectorizes multi-agent envs
