@@ -224,16 +224,19 @@ world = World(dt=0.1, arena_size=25.0, capture_radius=0.5, time_limit=100,
               end_on_first_capture=False, shaping=False, shaping_scale=1.0, shaping_gamma=1.0,
               observed_teammates=0, observed_opponents=1, start_margin=0.5,
               min_start_distance=1.0)
-strategy = Strategy([Behavior(sys.argv[2], 1.0)])
-batch = Batch([VehicleSpec("pursuer", strategy, 1, 3, 2, 0.3),
-               VehicleSpec("evader", strategy, 1, 3, 2, 0.3)], world, 4, specialise=True)
-batch.state.position[:] = np.linspace(-5.0, 5.0, 16).reshape(4, 2, 2)
-batch.state.velocity[:] = np.linspace(1.0, -1.0, 16).reshape(4, 2, 2)
-force = batch.scripted_forces()
-stats = batch._entry("forces_of").stats
-print(json.dumps({"force": hashlib.sha256(force.tobytes()).hexdigest(),
-                  "hits": sum(stats.cache_hits.values()),
-                  "misses": sum(stats.cache_misses.values())}))
+results = []
+for kind in sys.argv[2].split(","):
+    strategy = Strategy([Behavior(kind, 1.0)])
+    batch = Batch([VehicleSpec("pursuer", strategy, 1, 3, 2, 0.3),
+                   VehicleSpec("evader", strategy, 1, 3, 2, 0.3)], world, 4, specialise=True)
+    batch.state.position[:] = np.linspace(-5.0, 5.0, 16).reshape(4, 2, 2)
+    batch.state.velocity[:] = np.linspace(1.0, -1.0, 16).reshape(4, 2, 2)
+    force = batch.scripted_forces()
+    stats = batch._entry("forces_of").stats
+    results.append({"force": hashlib.sha256(force.tobytes()).hexdigest(),
+                    "hits": sum(stats.cache_hits.values()),
+                    "misses": sum(stats.cache_misses.values())})
+print(json.dumps(results if len(results) > 1 else results[0]))
 """
 
 
@@ -263,8 +266,8 @@ def test_each_specialisation_has_its_own_cache_that_an_engine_edit_invalidates(t
     flee = _specialised(root, cache, "flee")  # its own machine code, not seek's
     assert (flee["hits"], flee["misses"]) == (0, 1) and flee["force"] != seek["force"]
     assert _specialised(root, cache, "seek") == {**seek, "hits": 1, "misses": 0}
-    tagged = sorted(p.name for p in cache.rglob("step.forces_of-*.nbi"))
-    assert len(tagged) == 2 and all(name.count("-") == 2 for name in tagged), tagged
+    tagged = sorted(p.name for p in cache.rglob("step.forces_of__*.nbi"))
+    assert len(tagged) == 2 and all(name.count("-") == 1 for name in tagged), tagged
 
     # Swap seek's target coordinates in the engine: same size, same mtime, new forces.
     step_py = root / "steer_env" / "engine" / "step.py"
@@ -276,3 +279,19 @@ def test_each_specialisation_has_its_own_cache_that_an_engine_edit_invalidates(t
     os.utime(step_py, ns=(st.st_atime_ns, st.st_mtime_ns))
     edited = _specialised(root, cache, "seek")
     assert (edited["hits"], edited["misses"]) == (0, 1) and edited["force"] != seek["force"]
+
+
+def test_specialisations_cached_by_different_processes_run_their_own_code_together(tmp_path):
+    """Two specialisations compiled and cached by two processes, then loaded together by a
+    third, each run their own machine code: numba links a call by the callee's symbol
+    name, so copies of one function must never share a name (each process numbers its
+    compiled functions from the same start, so without the tag in their names the second
+    copy loaded would call the first one's code)."""
+    cache = tmp_path / "numba_cache"
+    root = Path(steer_env.__file__).parent.parent
+    seek = _specialised(root, cache, "seek")
+    flee = _specialised(root, cache, "flee")
+    assert seek["misses"] == flee["misses"] == 1 and seek["force"] != flee["force"]
+    both = _specialised(root, cache, "seek,flee")
+    assert [r["force"] for r in both] == [seek["force"], flee["force"]]
+    assert [(r["hits"], r["misses"]) for r in both] == [(1, 0), (1, 0)]

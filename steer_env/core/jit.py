@@ -20,9 +20,9 @@ others'.
 Specialised copies (:func:`specialise`): a compiled function whose branches test
 module-level constants (numba prunes a branch on a constant before typing it) can be
 compiled again with other values of those constants, and so can every compiled function
-that calls it. Each copy runs the same code object; its cache files carry a tag of the
-constants' values beside the source line, so no two copies share machine code, and the
-same stamp keeps each of them fresh.
+that calls it. Each copy runs the same code object under a qualified name that carries a
+tag of the constants' values (``step__<tag>``), so no two copies share a compiled symbol
+or cache files, and the same stamp keeps each of them fresh.
 
 ``NUMBA_DISABLE_JIT=1`` runs the numpy library's kernels and loops as plain Python (slowly,
 with the same results); the engine reads its records by attribute, which plain numpy
@@ -128,8 +128,6 @@ class SteerCacheLocator(caching._CacheLocator):
     def __init__(self, py_func, py_file: str, cache_path: str) -> None:
         self._py_file = py_file
         self._lineno = py_func.__code__.co_firstlineno
-        # A specialised copy (specialise) shares its source line with the original.
-        self._tag = getattr(py_func, "__globals__", {}).get(SPECIALISATION)
         self._cache_path = cache_path
         self._stamp_dirs = _stamp_dirs(py_file)
 
@@ -140,9 +138,9 @@ class SteerCacheLocator(caching._CacheLocator):
         return source_stamp(self._stamp_dirs)
 
     def get_disambiguator(self) -> str:
-        if self._tag is None:
-            return str(self._lineno)
-        return f"{self._lineno}-{self._tag}"
+        # A specialised copy (specialise) shares its source line with the original; its
+        # qualified name carries its tag, and so do its cache files' names.
+        return str(self._lineno)
 
     @classmethod
     def from_function(cls, py_func, py_file: str):
@@ -206,9 +204,6 @@ engine_inline_kernel = numba.njit(
 
 
 # --------------------------------------------------------------------------- specialisation
-#: The global of a specialised copy that holds its tag (a hash of its constants' values).
-SPECIALISATION = "__steer_specialisation__"
-
 _copies: dict[tuple[Any, str], Any] = {}
 _changed: dict[tuple[Any, str], bool] = {}
 
@@ -245,7 +240,7 @@ def specialise(dispatcher: Any, owner: types.ModuleType, constants: Mapping[str,
 
     A branch on a constant is pruned before typing, so a copy compiles only the branches
     its values take. The copies are made once per process; on disk each is cached under
-    its own tag (:class:`SteerCacheLocator`) and the stamp of its source folders."""
+    its tagged name (:class:`SteerCacheLocator`) and the stamp of its source folders."""
     if not isinstance(dispatcher, CPUDispatcher):  # NUMBA_DISABLE_JIT: plain Python
         return dispatcher
     tag = hashlib.sha256(repr((owner.__name__, sorted(constants.items()))).encode()).hexdigest()[
@@ -266,13 +261,16 @@ def _copy(dispatcher: Any, owner: dict, constants: Mapping[str, Any], tag: str) 
     glb = dict(py.__globals__)
     if py.__globals__ is owner:
         glb.update(constants)
-    glb[SPECIALISATION] = tag
     for name in py.__code__.co_names:
         callee = glb.get(name)
         if isinstance(callee, CPUDispatcher) and _changes(callee, owner, constants, tag):
             glb[name] = _copy(callee, owner, constants, tag)
     fn = types.FunctionType(py.__code__, glb, py.__name__, py.__defaults__, py.__closure__)
-    fn.__qualname__ = py.__qualname__
+    # numba names a compiled function by its module, qualified name, types and a counter of
+    # the compiling process; a name shared by two copies loaded from caches written by two
+    # processes links one copy's calls to the other's code. The tag in the qualified name
+    # keeps every copy's symbols its own.
+    fn.__qualname__ = f"{py.__qualname__}__{tag}"
     fn.__doc__ = py.__doc__
     fn.__kwdefaults__ = py.__kwdefaults__
     options = {k: v for k, v in dispatcher.targetoptions.items() if k != "nopython"}
