@@ -77,6 +77,7 @@ def duo():
                 ("evader",): "evaders",
                 ("pursuer", "evader"): "both",
             },
+            training=REGISTRY["team_pursuit"].training,
         )
     )
     try:
@@ -220,3 +221,22 @@ def test_the_old_module_constants_warn_and_keep_their_values():
         with pytest.raises(AttributeError, match="no_such_name"):
             cross_play.no_such_name  # noqa: B018
     assert dict(REGISTRY["team_pursuit"].learned_values) == LEARNED_VALUES
+
+
+def test_train_py_trains_a_role_of_the_task_named_by_env(duo, tmp_path, capsys):
+    """`train.py --env duo_pursuit` trains the pursuers of that task (its configuration, its
+    observation length) and compares them in its table."""
+    import train
+
+    argv = ["--env", NAME, "--timesteps", "256", "--n-envs", "2", "--episodes", "4"]
+    argv += ["--periodic-eval-episodes", "2", "--no-gif", "--no-progress"]
+    assert train.main([*argv, "--out", str(tmp_path), "--name", "duo"]) == 0
+    paired = [line for line in capsys.readouterr().out.splitlines() if line.startswith("paired")]
+    assert len(paired) == 2 and all(": catch " in line for line in paired)
+    run = tmp_path / "duo"
+    policy = cross_play.load_team_policy(run / "model.zip", "pursuer", task=NAME)
+    assert policy.env_id == NAME and policy.metadata["env_id"] == NAME
+    assert policy.metadata["obs_shape"] == [cross_play.observation_length(task=NAME)]
+    assert cross_play.observation_length(task=NAME) != cross_play.observation_length()
+    summary = json.loads((run / "comparison.json").read_text())
+    assert list(summary["hunter_teams"]) == ["cooperative", "reynolds", "learned"]

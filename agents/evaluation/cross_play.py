@@ -595,7 +595,8 @@ def format_team_table(summary: dict[str, Any], task: TaskLike = None) -> str:
         s = stats.Interval(p["capture_diff"], *p["capture_diff_ci95"])
         d = stats.Interval(p["time_diff_s"], *p["time_diff_ci95_s"])
         text.append(
-            f"paired {name}: capture {format_interval(s, 100, sign=True)} points, "
+            f"paired {name}: {entry.metrics.labels['rate']} "
+            f"{format_interval(s, 100, sign=True)} points, "
             f"time {format_interval(d, 1, 2, sign=True)} s"
         )
     if summary["goal"]:

@@ -22,8 +22,11 @@ from agents.evaluation.cross_play import (
     check_opponent_strategy,
     learned_of,
     load_team_policy,
+    other_role,
+    role_of,
     team_overrides,
     team_slots,
+    trained_role,
 )
 from agents.evaluation.mixture import load_members, mixture_of_pool, read_pool
 from agents.evaluation.policies import (
@@ -420,7 +423,7 @@ class SharedPolicySetup:
 
     def check_options(self, given: dict[str, Any]) -> None:
         """Every option applies; the roles' choice has its own options, not ``--set``."""
-        team_overrides(given.get("config"))
+        team_overrides(given.get("config"), given.get("env"))
 
     def options(self, args: Any) -> dict[str, Any]:
         """The trained role and the other role's opponent (a frozen model or a strategy)."""
@@ -436,20 +439,20 @@ class SharedPolicySetup:
                 raise UsageError(
                     "give one of --opponent-pool, --opponent-model or --opponent-strategy"
                 )
-            other = "evader" if args.learned == "pursuers" else "pursuer"
+            other = other_role(trained_role(args.learned, args.env).name, args.env)
             read_pool(args.opponent_pool, other)  # a bad file fails before the run folder
             pool = str(Path(args.opponent_pool).resolve())
         return {
             "learned": args.learned,
             "opponent_model": opponent,
             "opponent_strategy": check_opponent_strategy(
-                args.learned, args.opponent_strategy, opponent
+                args.learned, args.opponent_strategy, opponent, args.env
             ),
             "opponent_pool": pool,
         }
 
     def agent_slots(self, opts: dict[str, Any]) -> int:
-        return int(opts["n_envs"]) * team_slots(opts)
+        return int(opts["n_envs"]) * team_slots(opts, opts["env"])
 
     def eval_envs(self, episodes: int) -> int:
         """At most 10 team envs: each holds several SB3 slots, and SB3's evaluation spreads
@@ -461,14 +464,15 @@ class SharedPolicySetup:
     ) -> tuple[Callable[[int, int], Any], Any, dict[str, Any]]:
         from steer_env.envs.sb3 import make_team_sb3_vec_env
 
-        role = "pursuer" if opts["learned"] == "pursuers" else "evader"
-        other = "evader" if role == "pursuer" else "pursuer"
+        task = opts["env"]
+        role = trained_role(opts["learned"], task).name
+        other = other_role(role, task)
         team_config: dict[str, Any] = {"learned": opts["learned"]}
         if opts.get("opponent_strategy"):
-            team_config[f"{other}_strategy"] = opts["opponent_strategy"]
+            team_config[role_of(other, task).strategy_key] = opts["opponent_strategy"]
         opponent = None
         if opts.get("opponent_model"):
-            opponent = load_team_policy(opts["opponent_model"], other, device="cpu")
+            opponent = load_team_policy(opts["opponent_model"], other, device="cpu", task=task)
             team_config["learned"] = "both"
         extra: dict[str, Any] = {"role": role}
         pool_policies: list[Any] = []
@@ -477,18 +481,19 @@ class SharedPolicySetup:
             # mixture per vec env, seeded by its seed, so the training and evaluation envs
             # draw apart and reproducibly).
             _, members = read_pool(opts["opponent_pool"], other)
-            pool_policies = load_members(members, other, {**team_config, "learned": "both"})
+            both = {**team_config, "learned": "both"}
+            pool_policies = load_members(members, other, both, task=task)
             team_config["learned"] = "both"
             extra["opponent_pool"] = [m.to_json() for m in members]
-        assert team_config["learned"] in (learned_of(role), "both")
-        per_env = team_slots({"learned": learned_of(other), "config": env_kwargs})
+        assert team_config["learned"] in (learned_of(role, task), "both")
+        per_env = team_slots({"learned": learned_of(other, task), "config": env_kwargs}, task)
 
         def make_team_env(n: int, seed: int) -> Any:
             against = opponent
             if pool_policies:
                 against = mixture_of_pool(members, other, per_env, seed, policies=pool_policies)
             return make_team_sb3_vec_env(
-                n, seed=seed, role=role, opponent=against, **team_config, **env_kwargs
+                n, seed=seed, role=role, opponent=against, task=task, **team_config, **env_kwargs
             )
 
         return make_team_env, opponent, extra

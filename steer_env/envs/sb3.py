@@ -285,14 +285,22 @@ def make_team_sb3_vec_env(
     seed: int | None = None,
     role: str = "pursuer",
     opponent: Any = None,
+    task: Any = None,
     **kwargs: Any,
 ) -> TeamSB3VecEnv:
-    """A :class:`TeamSB3VecEnv` over ``n_envs`` team pursuit environments (``kwargs``: the
+    """A :class:`TeamSB3VecEnv` over ``n_envs`` environments of a team task (``task``: its
+    registry entry or name; team pursuit by default) in its native batch (``kwargs``: the
     task's configuration, e.g. ``learned="evaders"``), seeded so that environment ``e``
-    starts like ``team_pursuit_v0.parallel_env(**kwargs).reset(seed=seed + e)``."""
-    from steer_env.envs.team_vector import TeamPursuitVectorEnv
+    starts like the task's ``parallel_env(**kwargs).reset(seed=seed + e)``."""
+    from steer_env.envs.team_vector import TeamPursuitVectorEnv, TeamVectorEnv
+    from steer_env.tasks import REGISTRY
 
-    venv = TeamSB3VecEnv(TeamPursuitVectorEnv(n_envs, **kwargs), role, opponent)
+    if task is None:
+        batch = TeamPursuitVectorEnv(n_envs, **kwargs)
+    else:
+        entry = REGISTRY[task] if isinstance(task, str) else task
+        batch = TeamVectorEnv(n_envs, task=entry, **kwargs)
+    venv = TeamSB3VecEnv(batch, role, opponent)
     if seed is not None:
         venv.seed(seed)
     return venv
