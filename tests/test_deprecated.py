@@ -64,3 +64,17 @@ def test_old_gallery_module_warns_and_runs():
     from steer_env.demos import gallery
 
     assert old.main is gallery.main and old.BEHAVIORS == gallery.BEHAVIORS
+
+
+def test_team_pursuit_batch_names_moved_to_its_module_warn_and_are_the_same():
+    from steer_env.envs import team_pursuit_v0, team_vector
+
+    with pytest.warns(DeprecationWarning, match="team_pursuit_v0.TeamPursuitVectorEnv"):
+        old = team_vector.TeamPursuitVectorEnv
+    assert old is team_pursuit_v0.TeamPursuitVectorEnv
+    with pytest.warns(DeprecationWarning, match="team_pursuit_v0.TASK"):
+        assert team_vector.TASK is team_pursuit_v0.TASK
+    with pytest.raises(AttributeError, match="no_such_name"):
+        team_vector.no_such_name  # noqa: B018
+    venv = old(num_envs=2)
+    assert venv.reset(seed=0)[0].shape == (2, 3, 36)

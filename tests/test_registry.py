@@ -9,8 +9,7 @@ import numpy as np
 import pytest
 
 import steer_env  # noqa: F401  (registers the ids)
-from steer_env.envs.team_pursuit_v0 import TeamPursuitEnv
-from steer_env.envs.team_vector import TeamPursuitVectorEnv
+from steer_env.envs.team_pursuit_v0 import TeamPursuitEnv, TeamPursuitVectorEnv
 from steer_env.envs.vector import SteerVectorEnv
 from steer_env.tasks import REGISTRY, TASKS, TEAM_TASKS, TaskSpec, get_task, register
 from steer_env.tasks.pursuit_evasion import PURSUIT

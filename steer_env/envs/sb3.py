@@ -285,20 +285,22 @@ def make_team_sb3_vec_env(
     seed: int | None = None,
     role: str = "pursuer",
     opponent: Any = None,
-    task: Any = None,
+    task: Any = "team_pursuit",
     **kwargs: Any,
 ) -> TeamSB3VecEnv:
     """A :class:`TeamSB3VecEnv` over ``n_envs`` environments of a team task (``task``: its
-    registry entry or name; team pursuit by default) in its native batch (``kwargs``: the
+    registry entry or name) in its native batch (``kwargs``: the
     task's configuration, e.g. ``learned="evaders"``), seeded so that environment ``e``
     starts like the task's ``parallel_env(**kwargs).reset(seed=seed + e)``."""
-    from steer_env.envs.team_vector import TeamPursuitVectorEnv, TeamVectorEnv
+    import importlib
+
+    from steer_env.envs.team_vector import TeamVectorEnv
     from steer_env.tasks import REGISTRY
 
-    if task is None:
-        batch = TeamPursuitVectorEnv(n_envs, **kwargs)
+    entry = REGISTRY[task] if isinstance(task, str) else task
+    if entry.env_module is not None:  # the task's own batch (its class and metadata)
+        batch = importlib.import_module(entry.env_module).vector_env(n_envs, **kwargs)
     else:
-        entry = REGISTRY[task] if isinstance(task, str) else task
         batch = TeamVectorEnv(n_envs, task=entry, **kwargs)
     venv = TeamSB3VecEnv(batch, role, opponent)
     if seed is not None:

@@ -101,7 +101,7 @@ from pettingzoo.utils.conversions import parallel_to_aec_wrapper
 from pettingzoo.utils.wrappers import OrderEnforcingWrapper
 
 from steer_env.envs.parallel import AECForm, TaskParallelEnv, UnknownAgentError
-from steer_env.envs.team_vector import TeamPursuitVectorEnv
+from steer_env.envs.team_vector import TeamVectorEnv
 from steer_env.tasks import TEAM_TASKS
 
 TASK = TEAM_TASKS["team_pursuit"]
@@ -109,6 +109,28 @@ TASK = TEAM_TASKS["team_pursuit"]
 
 class TeamPursuitEnv(TaskParallelEnv):
     """PettingZoo ``ParallelEnv`` of the team pursuit task (see the module docstring)."""
+
+    task = TASK
+
+
+class TeamPursuitVectorEnv(TeamVectorEnv):
+    """``num_envs`` team pursuit environments in one batch (the interface:
+    :mod:`steer_env.envs.team_vector`). Its infos, ``(E, k)`` per agent and ``(E,)`` per
+    environment, the same keys and shapes at reset (zeros, False and -1):
+
+    ======================= =============================================================
+    ``in_game (E, k)``      the agent still plays after the step (a captured evader left)
+    ``distance (E, k)``     m to the nearest opponent
+    ``captured (E, k)``     the agent (an evader) has been captured
+    ``reward_capture``,     the reward's terms, ``(E, k)`` each
+    ``reward_escape``,
+    ``reward_shaping``
+    ``done (E,)``           the environment's episode ended on the step
+    ``captures (E,)``       captures on this step
+    ``evaders_left (E,)``   evaders still in the game
+    ``capture_step (E, M)`` step each evader was captured, -1 if not
+    ======================= =============================================================
+    """
 
     task = TASK
 

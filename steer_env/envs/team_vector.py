@@ -1,11 +1,13 @@
-"""The team pursuit task batched: ``E`` environments x ``k`` learned agents, one compiled call.
+"""A team task batched: ``E`` environments x ``k`` learned agents, one compiled call.
 
-The native batched form of :mod:`steer_env.envs.team_pursuit_v0` for speed. Arrays instead
-of dicts: agent ``a`` of environment ``e`` is row ``[e, a]`` (the agents in
-``possible_agents`` order). Seeded with ``reset(seed=s)``, environment ``i`` follows
-exactly ``team_pursuit_v0.parallel_env(**same_config).reset(seed=s + i)`` given the same
-actions, through autoresets too (an unseeded reset continues each env's random stream, as
-the ``ParallelEnv``'s does).
+:class:`TeamVectorEnv` is the native batched form of a task's PettingZoo env
+(:class:`~steer_env.envs.parallel.TaskParallelEnv`) for speed; each task's PettingZoo
+module binds it (``team_pursuit_v0.vector_env``, ``herding_v0.vector_env``) and documents
+its infos. Arrays instead of dicts: agent ``a`` of environment ``e`` is row ``[e, a]``
+(the agents in ``possible_agents`` order). Seeded with ``reset(seed=s)``, environment ``i``
+follows exactly the task's ``parallel_env(**same_config).reset(seed=s + i)`` given the
+same actions, through autoresets too (an unseeded reset continues each env's random
+stream, as the ``ParallelEnv``'s does).
 
 >>> from steer_env.envs import team_pursuit_v0
 >>> venv = team_pursuit_v0.vector_env(num_envs=4)
@@ -26,15 +28,11 @@ autoreset            NEXT_STEP: the step after an environment's episode ended st
                      next episode instead (its actions are ignored; rewards 0,
                      terminations False, the first observations)
 agents in the game   ``infos["in_game"] (E, k)``: agents still playing after the step.
-                     An agent that left (a captured evader) has ``terminations`` True
-                     on the step it left and on every later step of that episode, reward
-                     0; its actions are ignored (they may be anything, NaN included)
-infos                ``in_game``, ``distance (E, k)`` (m to the nearest opponent),
-                     ``captured (E, k)``, ``reward_capture``, ``reward_escape``,
-                     ``reward_shaping`` (the reward's terms, ``(E, k)`` each), ``done
-                     (E,)``, ``captures (E,)`` (this step), ``evaders_left (E,)``,
-                     ``capture_step (E, M)`` (step each evader was captured, -1 if not);
-                     the same keys and shapes at reset (zeros, False and -1)
+                     An agent that left the game has ``terminations`` True on the step
+                     it left and on every later step of that episode, reward 0; its
+                     actions are ignored (they may be anything, NaN included)
+infos                the task's (:meth:`~steer_env.tasks.protocol.TeamInfos.vector_infos`),
+                     ``in_game`` included, the same keys and shapes at reset
 ==================== ===============================================================
 
 Bad actions (wrong shape, or NaN/inf for an agent in the game) raise ``ValueError`` naming
@@ -52,17 +50,16 @@ from numpy.typing import NDArray
 from steer_env.engine.batch import Batch
 from steer_env.envs.base import RENDER_FPS, module_name, validate_actions, validate_render_mode
 from steer_env.envs.vector import reset_envs
-from steer_env.tasks import TEAM_TASKS, TaskSpec
+from steer_env.tasks import TaskSpec
 from steer_env.tasks.config import time_limit_alias
-
-TASK = TEAM_TASKS["team_pursuit"]
 
 
 class TeamVectorEnv:
     """``num_envs`` environments of a team task in one batch (the class attribute ``task``
     or the ``task`` argument; every info from the task's
     :class:`~steer_env.tasks.protocol.TeamInfos`). See the module docstring for the
-    interface, which :class:`TeamPursuitVectorEnv` documents for team pursuit."""
+    interface; each task's PettingZoo module binds it to the task and documents its
+    infos."""
 
     #: The task played when no ``task`` argument is given.
     task: TaskSpec
@@ -209,7 +206,22 @@ class TeamVectorEnv:
             self._scenes.close()
 
 
-class TeamPursuitVectorEnv(TeamVectorEnv):
-    """``num_envs`` team pursuit environments in one batch (see the module docstring)."""
+_MOVED = {"TeamPursuitVectorEnv": "TeamPursuitVectorEnv", "TASK": "TASK"}
 
-    task = TASK
+
+def __getattr__(name: str) -> Any:
+    """Team pursuit's names that moved to :mod:`steer_env.envs.team_pursuit_v0`, with a
+    ``DeprecationWarning`` naming the new place."""
+    if name in _MOVED:
+        import warnings
+
+        from steer_env.envs import team_pursuit_v0
+
+        warnings.warn(
+            f"steer_env.envs.team_vector.{name} moved to "
+            f"steer_env.envs.team_pursuit_v0.{_MOVED[name]}",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return getattr(team_pursuit_v0, _MOVED[name])
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
