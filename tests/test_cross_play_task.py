@@ -240,3 +240,18 @@ def test_train_py_trains_a_role_of_the_task_named_by_env(duo, tmp_path, capsys):
     assert cross_play.observation_length(task=NAME) != cross_play.observation_length()
     summary = json.loads((run / "comparison.json").read_text())
     assert list(summary["hunter_teams"]) == ["cooperative", "reynolds", "learned"]
+
+
+def test_the_renamed_side_keywords_warn_and_play_the_same_episodes():
+    new = play_team_episodes(rows="reynolds", cols="flow", episodes=4, seed=9)
+    with pytest.warns(DeprecationWarning, match="pursuers= is now rows="):
+        old = play_team_episodes(pursuers="reynolds", evaders="flow", episodes=4, seed=9)
+    assert np.array_equal(old.captured, new.captured)
+    assert np.array_equal(old.capture_step, new.capture_step)
+    with pytest.raises(TypeError, match="give rows= only"):
+        play_team_episodes(rows="reynolds", pursuers="reynolds", cols="flow", episodes=1, seed=0)
+    with pytest.warns(DeprecationWarning, match="pursuer_policy= is now row_policy="):
+        summary = run_team_comparison(
+            pursuer_policy=None, evader_policy=None, episodes=2, seed=9, out=None
+        )
+    assert summary["env"] == "team_pursuit"

@@ -58,6 +58,35 @@ from agents.evaluation.results import EpisodeResults, atomic_write_json, csv_byt
 from steer_env import cli
 from steer_env.tasks import REGISTRY, Role, TaskSpec
 
+
+def _renamed_keywords(**renamed: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Accept the keyword arguments that were renamed (old name -> new name) for a release,
+    with a ``DeprecationWarning`` naming the new one."""
+    import functools
+
+    def wrap(func: Callable[..., Any]) -> Callable[..., Any]:
+        @functools.wraps(func)
+        def call(*args: Any, **kwargs: Any) -> Any:
+            for old, new in renamed.items():
+                if old in kwargs:
+                    if new in kwargs:
+                        raise TypeError(f"{func.__qualname__}: give {new}= only (not {old}=)")
+                    warnings.warn(
+                        f"{func.__qualname__}'s {old}= is now {new}=",
+                        DeprecationWarning,
+                        stacklevel=2,
+                    )
+                    kwargs[new] = kwargs.pop(old)
+            return func(*args, **kwargs)
+
+        return call
+
+    return wrap
+
+
+_SIDES = {"pursuers": "rows", "evaders": "cols"}
+
+
 #: The task of the functions here when they are given none (a name of the registry, looked
 #: up when called).
 DEFAULT_TASK = "team_pursuit"
@@ -276,6 +305,7 @@ class Match:
     configured, :meth:`actions` the learned sides' deterministic actions, each agent from
     its own observation."""
 
+    @_renamed_keywords(**_SIDES)
     def __init__(
         self,
         rows: Side,
@@ -314,6 +344,7 @@ class Match:
         return act
 
 
+@_renamed_keywords(**_SIDES)
 def play_team_episodes(
     rows: Side,
     cols: Side,
@@ -375,6 +406,7 @@ def sides(role: str, learned: dict[str, Any] | None = None, task: TaskLike = Non
     return entries
 
 
+@_renamed_keywords(pursuer_policy="row_policy", evader_policy="col_policy")
 def run_team_comparison(
     row_policy: Any,
     col_policy: Any,
@@ -615,6 +647,7 @@ def reference_side(task: TaskLike = None) -> str:
     return str(entry.metrics.goal.get("reference", entry.baselines[first][-1]))
 
 
+@_renamed_keywords(**_SIDES)
 def render_team_animation(
     out: str | os.PathLike[str],
     rows: Side,
