@@ -9,6 +9,7 @@ import time
 import zipfile
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from agents.evaluation.policies import load_policy
@@ -119,6 +120,10 @@ def test_train_resume_and_overwrite(tmp_path):
     assert all(isinstance(s["warmup_s"], float) and s["warmup_s"] >= 0 for s in cfg["sessions"])
     assert cfg["options"]["n_envs"] == 4 and cfg["options"]["timesteps"] == 4096
     assert [p.name for p in (run / "tb").iterdir()] == ["PPO_1"]
+    # The periodic evaluations continue the first session's record.
+    with np.load(run / "eval" / "evaluations.npz") as evals:
+        assert list(evals["timesteps"]) == [1024, 2048, 3072, 4096]
+        assert len(evals["results"]) == len(evals["ep_lengths"]) == len(evals["successes"]) == 4
     gif = run / "episode.gif"
     assert gif.stat().st_size > 0
     import imageio.v3 as iio

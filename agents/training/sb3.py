@@ -40,7 +40,7 @@ from agents.evaluation.policies import (
 )
 from agents.training import options
 from agents.training.defaults import training_defaults
-from agents.training.run import InterruptGuard, RunPaths, prepare_run_dir
+from agents.training.run import EvaluationRecord, InterruptGuard, RunPaths, prepare_run_dir
 from steer_env.cli import atomic_output
 
 #: Algorithms ``train.py`` trains.
@@ -252,17 +252,17 @@ def make_callbacks(
 
         def _init_callback(self) -> None:
             super()._init_callback()
-            f = paths.evaluations
-            if f.is_file():
-                try:
-                    with np.load(f) as old:
-                        self.evaluations_timesteps = list(old["timesteps"])
-                        self.evaluations_results = [list(r) for r in old["results"]]
-                        self.evaluations_length = [list(r) for r in old["ep_lengths"]]
-                        if "successes" in old:
-                            self.evaluations_successes = [list(r) for r in old["successes"]]
-                except Exception:
-                    pass  # a damaged history is replaced, never fatal
+            # The run's record up to the checkpoint this session starts from (the one
+            # reader of the file, shared with RLlib's runs).
+            record = EvaluationRecord(
+                paths.evaluations,
+                ("results", "ep_lengths", "successes"),
+                int(self.model.num_timesteps),
+            )
+            self.evaluations_timesteps = list(record.columns["timesteps"])
+            self.evaluations_results = [list(r) for r in record.columns["results"]]
+            self.evaluations_length = [list(r) for r in record.columns["ep_lengths"]]
+            self.evaluations_successes = [list(r) for r in record.columns["successes"]]
 
         def _on_step(self) -> bool:
             if self.eval_freq > 0 and self.n_calls % self.eval_freq == 0:
@@ -375,7 +375,7 @@ def check_init_model(path: Path | None, opts: dict[str, Any]) -> str | None:
         raise UsageError(f"--init-model {p} is a {meta['algo'].upper()} model, not "
                          f"{opts['algo'].upper()}")  # fmt: skip
     learned = opts.get("learned")
-    if "role" in meta and learned and learned_of(meta["role"]) != learned:
+    if "role" in meta and learned and learned_of(meta["role"], opts["env"]) != learned:
         raise UsageError(f"--init-model {p} is a {meta['role']} policy (--learned {learned})")
     return str(p.resolve())
 
