@@ -252,7 +252,7 @@ def make_callbacks(
 
         def _init_callback(self) -> None:
             super()._init_callback()
-            # The run's record up to the checkpoint this session starts from (the one
+            # The run's record up to the checkpoint the training resumes from (the one
             # reader of the file, shared with RLlib's runs).
             record = EvaluationRecord(
                 paths.evaluations,
