@@ -56,3 +56,18 @@ def forward_moved_names(
         raise AttributeError(f"module {old!r} has no attribute {name!r}")
 
     return __getattr__
+
+
+def old_task_predicate() -> Callable[[str | None], bool]:
+    """The old predicate: whether ``name`` is a task whose PettingZoo form is more than the
+    one-agent view of its Gymnasium env (a task without a Gymnasium form, or one whose
+    learned role may have several agents)."""
+    from steer_env.tasks import REGISTRY
+
+    def has_team_form(name: str | None) -> bool:
+        task = REGISTRY.get(str(name))
+        if task is None or task.env_module is None:
+            return False
+        return task.env_id is None or task.agent_count is not None
+
+    return has_team_form

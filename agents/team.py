@@ -4,8 +4,7 @@ release, with a ``DeprecationWarning`` naming the new module.
 
 from __future__ import annotations
 
-from agents.deprecation import forward_moved_names
-from agents.evaluation.team import old_task_predicate
+from agents.deprecation import forward_moved_names, old_task_predicate
 
 __getattr__ = forward_moved_names(
     "agents.team",

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 import steer_env  # noqa: F401  (registers the ids)
 from steer_env.engine.features import Feature, FeatureGroup, FeatureTable
-from steer_env.envs import herding_v0, team_pursuit_v0
+from steer_env.envs import evasion_v0, herding_v0, pursuit_v0, team_pursuit_v0
 from steer_env.envs.evasion import EvasionEnv
 from steer_env.envs.herding import HerdingEnv
 from steer_env.envs.pursuit import PursuitEnv
@@ -41,6 +41,11 @@ def test_single_agent_docstrings_show_the_feature_table(env_class):
 def test_herding_docstrings_show_the_feature_table():
     assert _contains(HerdingEnv.__doc__, herding_rules.FEATURES.markdown({"sheep": "K"}, ("dog",)))
     assert _contains(herding_v0.__doc__, herding_rules.FEATURES.rst({"dog": "D", "sheep": "K"}))
+
+
+@pytest.mark.parametrize("module", [pursuit_v0, evasion_v0])
+def test_one_agent_pettingzoo_docstrings_show_the_feature_table(module):
+    assert _contains(module.__doc__, pe.FEATURES.rst({"opponent": "K"}, ("teammate",)))
 
 
 def test_team_docstring_shows_the_feature_table():

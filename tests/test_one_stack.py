@@ -100,7 +100,7 @@ def test_old_predicates_still_work_with_a_warning():
     with pytest.warns(DeprecationWarning, match=r"agents.team.is_team_env is deprecated"):
         assert first_release_team.is_team_env("team_pursuit")
     with pytest.warns(DeprecationWarning, match=r"is_team_task is deprecated.*setup_of"):
-        assert rllib_team.is_team_task("team_pursuit")
+        assert rllib_team.is_team_task("team_pursuit") and not rllib_team.is_team_task("pursuit")
 
 
 def test_no_command_branches_on_the_kind_of_task():

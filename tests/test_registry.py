@@ -32,12 +32,13 @@ def test_every_task_is_in_one_registry_and_implements_the_protocol():
 
 def test_the_two_tables_are_views_of_the_registry():
     assert list(TASKS) == ["pursuit", "evasion", "herding"]
-    assert list(TEAM_TASKS) == ["team_pursuit", "herding"]
+    # Every task has a PettingZoo form: Pursuit and Evasion's is their one-agent view.
+    assert list(TEAM_TASKS) == ["pursuit", "evasion", "team_pursuit", "herding"]
     assert TASKS["pursuit"] is REGISTRY["pursuit"] is get_task("steer_env/Pursuit-v0")
     with pytest.raises(KeyError, match="not a single-agent task; those are pursuit, evasion"):
         TASKS["team_pursuit"]
     with pytest.raises(KeyError, match="not a team task"):
-        TEAM_TASKS["pursuit"]
+        TEAM_TASKS["nothing"]
     with pytest.raises(TypeError):
         TASKS["x"] = PURSUIT  # read-only
 

@@ -8,7 +8,8 @@
   (SAME_STEP, DISABLED; it refuses NEXT_STEP, checked below);
 * team env: ``PettingZooWrapper(env=team_pursuit_v0.parallel_env(learned=...))`` for each
   ``learned``, ``use_mask=True`` where agents can leave (evaders are captured), and two
-  evaders of which one leaves mid-episode.
+  evaders of which one leaves mid-episode; and the one-agent PettingZoo forms of Pursuit
+  and Evasion (``pursuit_v0``, ``evasion_v0``).
 
 Each: ``check_env_specs``, a seeded rollout that is the same tensors twice (and not with
 another seed), the infos in the tensordict; then a few PPO iterations (TorchRL's
@@ -306,6 +307,30 @@ def test_team_env_through_pettingzoowrapper(learned):
         if learned != "pursuers":
             assert ("next", group, "mask") in td.keys(True)
     assert td["next", "done"].any()
+
+
+@pytest.mark.parametrize("module", ["pursuit_v0", "evasion_v0"])
+def test_one_agent_pettingzoo_forms_through_pettingzoowrapper(module):
+    """Pursuit and Evasion's PettingZoo forms (one learned agent) in TorchRL's multi-agent
+    wrapper: one group, the single env's infos, deterministic under a seed."""
+    import importlib
+
+    parallel_env = importlib.import_module(f"steer_env.envs.{module}").parallel_env
+
+    def make():
+        return PettingZooWrapper(env=parallel_env(), return_state=True)
+
+    env = make()
+    group = parallel_env().possible_agents[0].split("_")[0]
+    assert list(env.group_map) == [group]
+    check_env_specs(env)
+    env.close()
+    a, b, c = (seeded_rollout(make, s, 2 * EPISODE + 10) for s in (3, 3, 4))
+    assert_same(a, b)
+    assert not torch.equal(a["next", group, "observation"], c["next", group, "observation"])
+    for key in SINGLE_INFO:
+        assert ("next", group, "info", key) in a.keys(True), key
+    assert a["next", "done"].any()
 
 
 # seeds where a capture happens with random actions (random pursuers rarely capture)

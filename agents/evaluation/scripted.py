@@ -30,7 +30,6 @@ from steer_env.envs import streams
 from steer_env.rules.pursuit_evasion import World
 from steer_env.tasks import REGISTRY, STRATEGIES, Task, TaskConfig, get_task
 from steer_env.tasks.config import make_config
-from steer_env.tasks.protocol import TeamInfos
 
 
 class ScriptedPolicy:
@@ -172,12 +171,12 @@ class ScriptedPolicy:
 
 
 def _team_task(task: Any) -> Any:
-    """The registered team task (one with :class:`~steer_env.tasks.protocol.TeamInfos`)
-    ``task`` names (or is), else ``None``."""
+    """The registered task with scripted teams per role (its comparison is the cross-play
+    table, ``metrics.layout == "cross_play"``) that ``task`` names (or is), else ``None``."""
     if isinstance(task, str):
         task = REGISTRY.get(task.strip().lower())
     registered = any(task is t for t in REGISTRY.values())
-    return task if registered and isinstance(task, TeamInfos) else None
+    return task if registered and task.metrics.layout == "cross_play" else None
 
 
 def _decode_roster(

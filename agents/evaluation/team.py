@@ -6,17 +6,7 @@ module.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
-from agents.deprecation import forward_moved_names
-
-
-def old_task_predicate() -> Callable[[str | None], bool]:
-    """The old predicate: whether ``name`` is a task with a PettingZoo form."""
-    from steer_env.tasks import TEAM_TASKS
-
-    return lambda name: name in TEAM_TASKS
-
+from agents.deprecation import forward_moved_names, old_task_predicate
 
 __getattr__ = forward_moved_names(
     "agents.evaluation.team",

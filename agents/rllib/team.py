@@ -33,19 +33,12 @@ from typing import Any
 
 import numpy as np
 
-from agents.deprecation import forward_moved_names
+from agents.deprecation import forward_moved_names, old_task_predicate
 from agents.evaluation.policies import env_tag
 
 #: Modules trained for each ``--learned`` value.
 MODULES = {"pursuers": ("pursuer",), "evaders": ("evader",), "both": ("pursuer", "evader")}
 LEARNED = tuple(MODULES)
-
-
-def old_task_predicate() -> Any:
-    """The old predicate: whether ``name`` is a task with a PettingZoo form."""
-    from steer_env.tasks import TEAM_TASKS
-
-    return lambda name: name in TEAM_TASKS
 
 
 __getattr__ = forward_moved_names(

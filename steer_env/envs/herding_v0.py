@@ -76,12 +76,7 @@ Bad actions (a dog missing, an unknown name, a wrong shape, NaN or inf) raise
 
 from __future__ import annotations
 
-from typing import Any
-
-from pettingzoo import AECEnv
-from pettingzoo.utils.wrappers import OrderEnforcingWrapper
-
-from steer_env.envs.parallel import AECForm, TaskParallelEnv, UnknownAgentError
+from steer_env.envs.parallel import TaskParallelEnv, UnknownAgentError, module_functions
 from steer_env.envs.team_vector import TeamVectorEnv
 from steer_env.tasks.herding import HERDING
 
@@ -98,26 +93,7 @@ class HerdingVectorEnv(TeamVectorEnv):
     task = HERDING
 
 
-def parallel_env(**kwargs: Any) -> HerdingParallelEnv:
-    """The ``ParallelEnv`` (keyword arguments: see the module docstring)."""
-    return HerdingParallelEnv(**kwargs)
-
-
-def raw_env(**kwargs: Any) -> AECForm:
-    """The AEC form without PettingZoo's order-enforcing wrapper."""
-    return AECForm(parallel_env(**kwargs))
-
-
-def env(**kwargs: Any) -> AECEnv:
-    """The AEC form as PettingZoo's ``parallel_to_aec`` returns it (order enforced)."""
-    return OrderEnforcingWrapper(raw_env(**kwargs))
-
-
-def vector_env(num_envs: int = 1, **kwargs: Any) -> HerdingVectorEnv:
-    """The native batched form: ``num_envs`` environments stepped by one compiled call.
-    Environment ``i`` of ``vector_env(E, **cfg).reset(seed=s)`` equals
-    ``parallel_env(**cfg).reset(seed=s + i)``."""
-    return HerdingVectorEnv(num_envs, **kwargs)
+parallel_env, raw_env, env, vector_env = module_functions(HerdingParallelEnv, HerdingVectorEnv)
 
 
 __all__ = [

@@ -1,10 +1,12 @@
-"""The PettingZoo front end of every team task: :class:`TaskParallelEnv`, its AEC form and
-the errors it raises. A task's PettingZoo module (:mod:`steer_env.envs.team_pursuit_v0`)
-binds it to the task and documents it."""
+"""The PettingZoo front end of every task: :class:`TaskParallelEnv`, its AEC form, the
+errors it raises, and :func:`module_functions`, the functions a task's PettingZoo module
+(:mod:`steer_env.envs.team_pursuit_v0`) exports once it has bound the env classes to its
+task and documented them."""
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import Any, NamedTuple
 
 import numpy as np
 from gymnasium import spaces
@@ -235,3 +237,45 @@ class AECForm(parallel_to_aec_wrapper):
         if not hasattr(self, "agent_selection"):
             raise RuntimeError("call reset() before step()")
         super().step(action)
+
+
+class ModuleFunctions(NamedTuple):
+    """The functions of a task's PettingZoo module, PettingZoo's convention."""
+
+    parallel_env: Callable[..., TaskParallelEnv]
+    raw_env: Callable[..., AECForm]
+    env: Callable[..., Any]
+    vector_env: Callable[..., Any]
+
+
+def module_functions(parallel_class: type[TaskParallelEnv], vector_class: type) -> ModuleFunctions:
+    """``parallel_env``, ``raw_env``, ``env`` and ``vector_env`` of the PettingZoo module that
+    defines ``parallel_class`` and ``vector_class`` (its env classes bound to its task),
+    documented as that module's functions."""
+    from pettingzoo.utils.wrappers import OrderEnforcingWrapper
+
+    def parallel_env(**kwargs: Any) -> TaskParallelEnv:
+        """The ``ParallelEnv`` (keyword arguments: see the module docstring)."""
+        return parallel_class(**kwargs)
+
+    def raw_env(**kwargs: Any) -> AECForm:
+        """The AEC form without PettingZoo's order-enforcing wrapper (agents act in turn;
+        the step is simulated when the last live agent has acted)."""
+        return AECForm(parallel_class(**kwargs))
+
+    def env(**kwargs: Any) -> Any:
+        """The AEC form as PettingZoo's ``parallel_to_aec`` returns it (order enforced)."""
+        return OrderEnforcingWrapper(AECForm(parallel_class(**kwargs)))
+
+    def vector_env(num_envs: int = 1, **kwargs: Any) -> Any:
+        """The native batched form: ``num_envs`` environments stepped by one compiled call
+        (arrays ``(E, k, ...)``; see :mod:`steer_env.envs.team_vector`). Environment ``i``
+        of ``vector_env(E, **cfg).reset(seed=s)`` equals
+        ``parallel_env(**cfg).reset(seed=s + i)``."""
+        return vector_class(num_envs, **kwargs)
+
+    functions = ModuleFunctions(parallel_env, raw_env, env, vector_env)
+    for function in functions:
+        function.__module__ = parallel_class.__module__
+        function.__qualname__ = function.__name__
+    return functions

@@ -94,13 +94,7 @@ of a name that is not an agent raise ``UnknownAgentError`` (a ``KeyError`` and a
 
 from __future__ import annotations
 
-from typing import Any
-
-from pettingzoo import AECEnv
-from pettingzoo.utils.conversions import parallel_to_aec_wrapper
-from pettingzoo.utils.wrappers import OrderEnforcingWrapper
-
-from steer_env.envs.parallel import AECForm, TaskParallelEnv, UnknownAgentError
+from steer_env.envs.parallel import TaskParallelEnv, UnknownAgentError, module_functions
 from steer_env.envs.team_vector import TeamVectorEnv
 from steer_env.tasks import TEAM_TASKS
 
@@ -135,27 +129,7 @@ class TeamPursuitVectorEnv(TeamVectorEnv):
     task = TASK
 
 
-def parallel_env(**kwargs: Any) -> TeamPursuitEnv:
-    """The ``ParallelEnv`` (keyword arguments: see the module docstring)."""
-    return TeamPursuitEnv(**kwargs)
-
-
-def raw_env(**kwargs: Any) -> parallel_to_aec_wrapper:
-    """The AEC form without PettingZoo's order-enforcing wrapper (agents act in turn; the
-    step is simulated when the last live agent has acted)."""
-    return AECForm(parallel_env(**kwargs))
-
-
-def env(**kwargs: Any) -> AECEnv:
-    """The AEC form as PettingZoo's ``parallel_to_aec`` returns it (order enforced)."""
-    return OrderEnforcingWrapper(raw_env(**kwargs))
-
-
-def vector_env(num_envs: int = 1, **kwargs: Any) -> TeamPursuitVectorEnv:
-    """The native batched form: ``num_envs`` environments stepped by one compiled call
-    (arrays ``(E, k, ...)``; see :mod:`steer_env.envs.team_vector`). Environment ``i`` of
-    ``vector_env(E, **cfg).reset(seed=s)`` equals ``parallel_env(**cfg).reset(seed=s + i)``."""
-    return TeamPursuitVectorEnv(num_envs, **kwargs)
+parallel_env, raw_env, env, vector_env = module_functions(TeamPursuitEnv, TeamPursuitVectorEnv)
 
 
 __all__ = [

@@ -33,7 +33,7 @@ from steer_env.tasks.config import TaskConfig, make_config
 from steer_env.tasks.protocol import (
     Metrics,
     Role,
-    SingleAgentInfos,
+    SharedOutcomeInfos,
     StrategyFactory,
     TaskSpec,
     check_role,
@@ -41,8 +41,11 @@ from steer_env.tasks.protocol import (
 
 
 @dataclass(frozen=True)
-class Task(TaskSpec, SingleAgentInfos):
-    """A task with one learned agent against scripted opponents (Pursuit-v0, Evasion-v0).
+class Task(TaskSpec, SharedOutcomeInfos):
+    """A task with one learned agent against scripted opponents (Pursuit-v0, Evasion-v0),
+    in two forms: its Gymnasium env (``env_id``) and its PettingZoo env (``env_module``),
+    whose one agent (``"pursuer_0"``) plays the same episodes from the
+    same seeds: the team form with N = 1.
 
     Attributes:
         name: short name (``"pursuit"``), accepted by every command's ``--env``.
@@ -55,6 +58,7 @@ class Task(TaskSpec, SingleAgentInfos):
         success: ``"capture"`` (success = the episode ended with a capture) or
             ``"escape"`` (success = the learned evader was never captured).
         entry_point, vector_entry_point: the Gymnasium entry points of ``env_id``.
+        env_module: the PettingZoo module (``parallel_env``, ``env``, ``vector_env``).
         metrics: what comparisons measure and how they report it.
         training: defaults per trainer (:mod:`steer_env.tasks.training`).
     """
@@ -82,8 +86,9 @@ class Task(TaskSpec, SingleAgentInfos):
         return make_config(self.default_config, overrides)
 
     def agent_names(self, cfg: TaskConfig) -> list[str]:
-        """The one learned agent, named by its team (``["pursuer"]``)."""
-        return [self.learned_team]
+        """The one learned agent, named as PettingZoo and the team tasks name agents
+        (``["pursuer_0"]``)."""
+        return [f"{self.learned_team}_0"]
 
     def baselines_of(self, role: str) -> Mapping[str, StrategyFactory]:
         """Scripted agents for ``role``: the learned role's baselines (the opponents'

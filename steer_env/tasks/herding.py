@@ -83,7 +83,7 @@ from steer_env.tasks.config import (
     field_ranges,
     time_limit_alias,
 )
-from steer_env.tasks.protocol import SingleAgentInfos, TaskSpec, TeamInfos, check_role
+from steer_env.tasks.protocol import SharedOutcomeInfos, TaskSpec, check_role
 
 
 @dataclass(frozen=True)
@@ -433,7 +433,7 @@ def _dog_factory(name: str) -> Callable[[HerdingConfig], HerdingDog]:
 
 # --------------------------------------------------------------------------- the task
 @dataclass(frozen=True)
-class HerdingTask(TaskSpec, SingleAgentInfos, TeamInfos):
+class HerdingTask(TaskSpec, SharedOutcomeInfos):
     """The herding task's registry entry (see the module docstring)."""
 
     name: str = "herding"
@@ -624,30 +624,6 @@ class HerdingTask(TaskSpec, SingleAgentInfos, TeamInfos):
         info = self.vector_step_info(result, batch, result.done)
         keys = ("is_success", "pen_step", *OUTCOME)
         return [{key: _scalar(info[key][e]) for key in keys} for e in np.asarray(envs).tolist()]
-
-    # --- team infos ---------------------------------------------------------------------
-    def agent_infos(self, rows: Any, batch: Any) -> list[dict[str, Any]]:
-        if rows is None:
-            info = self.reset_info(batch)
-            return [dict(info) for _ in range(batch.n_agents)]
-        return [self.step_info(row, batch) for row in rows]
-
-    def in_game(self, batch: Any) -> NDArray[np.bool_]:
-        return np.ones((batch.num_envs, batch.n_agents), dtype=bool)
-
-    def vector_infos(self, result: Any, batch: Any) -> dict[str, Any]:
-        if result is None:
-            info = self.vector_reset_info(batch)
-            done = np.zeros(batch.num_envs, dtype=bool)
-        else:
-            done = result.done.copy()
-            info = self.vector_step_info(result, batch, done)
-        return {**info, "in_game": self.in_game(batch) & ~done[:, None], "done": done}
-
-    def agent_success(self, infos: Any, role: str) -> NDArray[np.bool_]:
-        check_role(role, ("dog",), self.name)
-        success = np.asarray(infos["is_success"])
-        return np.broadcast_to(success[:, None], infos["in_game"].shape)
 
 
 def _scalar(x: Any) -> Any:

@@ -36,6 +36,8 @@ from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any
 
+import numpy as np
+
 from steer_env.engine.batch import VehicleSpec
 from steer_env.engine.strategy import Strategy
 
@@ -241,3 +243,40 @@ class TeamInfos(ABC):
     def agent_success(self, infos: Any, role: str) -> Any:
         """``(E, k)``: from the native vector env's ``infos`` of a step, whether each agent
         playing ``role`` succeeded, for the agents whose episode ended on it."""
+
+
+class SharedOutcomeInfos(SingleAgentInfos, TeamInfos):
+    """The team infos of a task whose learned agents share their environment's outcome
+    and play until its episode ends (nobody leaves before): every agent's info is the
+    single env's (:class:`SingleAgentInfos`), and the batched infos are the native vector
+    env's with ``in_game`` and ``done``. Pursuit and Evasion (one learned agent) and
+    herding (one or several dogs) are such tasks."""
+
+    #: The role of the learned agents.
+    learned_team: str
+
+    def agent_infos(self, rows: Any, batch: Any) -> list[dict[str, Any]]:
+        if rows is None:
+            info = self.reset_info(batch)
+            return [dict(info) for _ in range(batch.n_agents)]
+        return [self.step_info(row, batch) for row in rows]
+
+    def in_game(self, batch: Any) -> Any:
+        return np.ones((batch.num_envs, batch.n_agents), dtype=bool)
+
+    def vector_infos(self, result: Any, batch: Any) -> dict[str, Any]:
+        """The native vector env's infos (``(E,)`` arrays), plus ``in_game`` ``(E, k)``
+        and ``done`` ``(E,)``."""
+        if result is None:
+            info = self.vector_reset_info(batch)
+            done = np.zeros(batch.num_envs, dtype=bool)
+        else:
+            done = result.done.copy()
+            info = self.vector_step_info(result, batch, done)
+        return {**info, "in_game": self.in_game(batch) & ~done[:, None], "done": done}
+
+    def agent_success(self, infos: Any, role: str) -> Any:
+        """Every agent of the learned role succeeds with its environment's outcome."""
+        check_role(role, (self.learned_team,), getattr(self, "name", ""))
+        success = np.asarray(infos["is_success"])
+        return np.broadcast_to(success[:, None], infos["in_game"].shape)

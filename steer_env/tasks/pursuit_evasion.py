@@ -135,6 +135,7 @@ PURSUIT = register(
         ),
         entry_point="steer_env.envs.pursuit:PursuitEnv",
         vector_entry_point="steer_env.envs.pursuit:make_pursuit_vector",
+        env_module="steer_env.envs.pursuit_v0",
         # PPO here is the default run of ``python train.py`` (:data:`PURSUIT_PPO`; its
         # training seconds per seed: benchmarks/train_runs/pursuit_seed*.json).
         training=training.table(
@@ -173,6 +174,7 @@ EVASION = register(
         ),
         entry_point="steer_env.envs.evasion:EvasionEnv",
         vector_entry_point="steer_env.envs.evasion:make_evasion_vector",
+        env_module="steer_env.envs.evasion_v0",
         training=training.table(
             ppo=training.defaults(229_376, 32, EVASION_PPO),
             sac=training.defaults(50_000, 4, training.SB3_SAC),

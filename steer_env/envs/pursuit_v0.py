@@ -1,0 +1,90 @@
+"""pursuit_v0: the PettingZoo form of ``steer_env/Pursuit-v0``, one learned pursuer.
+
+The pursuit task (:mod:`steer_env.tasks.pursuit_evasion`) as a PettingZoo ``ParallelEnv``
+with one agent, ``"pursuer_0"``, chasing ``n_opponents`` scripted evaders: the same task,
+arguments, rewards, infos and episodes as the Gymnasium env (the Gymnasium env's page
+documents them). From the same seed and actions, ``parallel_env(**cfg)`` and
+``gym.make("steer_env/Pursuit-v0", **cfg)`` give equal observations, rewards,
+terminations and infos, step by step. This form is for multi-agent libraries (PettingZoo
+wrappers, TorchRL's ``PettingZooWrapper``, RLlib's multi-agent API) that take any
+``ParallelEnv`` with one agent or several; :func:`vector_env` is its native batched form
+(``E`` environments in one compiled call, :mod:`steer_env.envs.team_vector`).
+
+>>> from steer_env.envs import pursuit_v0
+>>> env = pursuit_v0.parallel_env()
+>>> obs, infos = env.reset(seed=0)
+>>> env.agents, obs["pursuer_0"].shape
+(['pursuer_0'], (16,))
+
+================== ===================================================================
+agents             ``pursuer_0``; it plays until the episode ends
+action space       ``Box(-1, 1, (2,), float32)``: steering force in the pursuer's frame
+                   (forward, side) in units of ``agent_max_force``; magnitude clipped to 1
+observation space  ``Box(-1, 1, (11 + 5 K,), float32)``, egocentric, ``K =
+                   max_observed_opponents or n_opponents`` evader slots (16 values by
+                   default); the table below
+reward             ``+1`` on the step of a capture, plus the potential-based shaping
+                   (``reward_shaping=False`` turns it off)
+episode end        a capture, or ``time_limit`` steps (``max_cycles``): both
+                   terminations (time is observed); ``truncations`` are always False
+infos              the Gymnasium env's: ``distance``, ``reward_capture``,
+                   ``reward_escape``, ``reward_shaping``, ``is_success``,
+                   ``capture_step``, the same keys at reset and every step
+state              ``state()``: every vehicle's position, velocity and in-game flag
+================== ===================================================================
+
+The observation of the pursuer, in its frame (``K`` evader slots, nearest first):
+
+============== =============================================================== === ===
+Index          Observation                                                     Min Max
+============== =============================================================== === ===
+0, 1           own velocity (forward, side) / max speed                        -1  1
+2, 3           offset to the nearest point of the west wall / arena_size       -1  1
+4, 5           ... east wall                                                   -1  1
+6, 7           ... south wall                                                  -1  1
+8, 9           ... north wall                                                  -1  1
+10             elapsed time: 2 * step / time_limit - 1                         -1  1
+11 + 5k + 0, 1 opponent k position relative to the agent / arena diagonal      -1  1
+11 + 5k + 2, 3 opponent k velocity relative to the agent / (sum of max speeds) -1  1
+11 + 5k + 4    1 if slot k holds an opponent, 0 if it is padding               0   1
+============== =============================================================== === ===
+
+Arguments (keyword, validated; ``ValueError`` names the argument and its range): every
+field of :class:`~steer_env.tasks.config.TaskConfig` (``steer_env/Pursuit-v0``'s table),
+plus ``render_mode`` (``None``, ``"rgb_array"``, ``"human"``) and ``max_cycles``
+(PettingZoo's name for ``time_limit``; giving both with different values is an error).
+Bad actions (missing, an unknown name, a wrong shape, NaN or inf) raise ``ValueError``
+naming the agent, and nothing is simulated.
+"""
+
+from __future__ import annotations
+
+from steer_env.envs.parallel import TaskParallelEnv, UnknownAgentError, module_functions
+from steer_env.envs.team_vector import TeamVectorEnv
+from steer_env.tasks.pursuit_evasion import PURSUIT
+
+
+class PursuitParallelEnv(TaskParallelEnv):
+    """PettingZoo ``ParallelEnv`` of the pursuit task (see the module docstring)."""
+
+    task = PURSUIT
+
+
+class PursuitVectorEnv(TeamVectorEnv):
+    """``num_envs`` pursuit environments in one batch (:mod:`steer_env.envs.team_vector`)."""
+
+    task = PURSUIT
+
+
+parallel_env, raw_env, env, vector_env = module_functions(PursuitParallelEnv, PursuitVectorEnv)
+
+
+__all__ = [
+    "PursuitParallelEnv",
+    "PursuitVectorEnv",
+    "UnknownAgentError",
+    "env",
+    "parallel_env",
+    "raw_env",
+    "vector_env",
+]
