@@ -210,6 +210,26 @@ def test_the_shipped_team_model_is_the_default_and_beats_the_scripted_teams(tmp_
     assert "learned pursuers (PPO)" in capsys.readouterr().out
 
 
+@pytest.mark.slow
+@pytest.mark.training
+def test_team_league_command_trains_each_round_with_train_py(tmp_path):
+    """``python -m agents.team_league`` from the checkout: it finds ``train.py`` and trains
+    e0, p1 and e1 (tiny budgets), then tables every team against every evader."""
+    out = tmp_path / "abr"
+    r = _run(
+        "-m", "agents.team_league", "--rounds", "1", "--out", str(out), "--episodes", "8",
+        "--pursuer-timesteps", "512", "--evader-timesteps", "512", "--n-envs", "2",
+    )  # fmt: skip
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    for name in ("e0", "p1", "e1"):
+        config = json.loads((out / name / "config.json").read_text())
+        assert config["status"] == "finished" and (out / name / "model.zip").is_file()
+    assert config["options"]["opponent_model"] == str((out / "p1" / "model.zip").resolve())
+    summary = json.loads((out / "crossplay" / "comparison.json").read_text())
+    assert set(summary["pursuer_teams"]) == {"reynolds", "cooperative", "p1"}
+    assert set(summary["evaders"]) == {"flow", "e0", "e1"}
+
+
 def test_league_reuses_finished_rounds_and_plays_every_team_against_every_evader(tmp_path, capsys):
     # Finished rounds (model.zip present) are reused, so a league continues where it
     # stopped; here every round is "finished" with the shipped models, so nothing trains.

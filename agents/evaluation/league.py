@@ -338,12 +338,19 @@ def train_argv(out: Path, name: str, learned: str, against: list[str], args: Any
     ]  # fmt: skip
 
 
-def train_runs(out: Path, jobs: list[tuple[str, str, list[str]]], args: Any) -> dict[str, Path]:
-    """Train the runs ``(name, learned, opponent arguments)`` with ``train.py`` (up to
-    ``args.jobs`` side by side), reusing finished ones; their models by name."""
+def train_script() -> Path:
+    """The checkout's ``train.py``, which the leagues run once per training, each in its
+    own process; :class:`UsageError` when the package runs outside a source checkout."""
     script = Path(__file__).resolve().parents[2] / "train.py"
     if not script.is_file():
         raise UsageError(f"{script} not found: run the league from a source checkout")
+    return script
+
+
+def train_runs(out: Path, jobs: list[tuple[str, str, list[str]]], args: Any) -> dict[str, Path]:
+    """Train the runs ``(name, learned, opponent arguments)`` with ``train.py`` (up to
+    ``args.jobs`` side by side), reusing finished ones; their models by name."""
+    script = train_script()
     models = {name: out / name / "model.zip" for name, _, _ in jobs}
     todo = []
     for name, learned, against in jobs:

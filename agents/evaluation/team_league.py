@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from agents.evaluation.cross_play import DEFAULT_TASK, cross_play_env_arg
+from agents.evaluation.league import train_script
 from agents.evaluation.policies import UsageError
 from steer_env import cli
 
@@ -113,9 +114,7 @@ def _train(
         "--no-progress",
         "--overwrite",
     ]
-    script = Path(__file__).resolve().parents[1] / "train.py"
-    if not script.is_file():
-        raise UsageError(f"{script} not found: run the league from a source checkout")
+    script = train_script()
     print(f"[league] {name}: python train.py {' '.join(argv)}", flush=True)
     rc = subprocess.run([sys.executable, str(script), *argv], check=False).returncode
     if rc != 0:
