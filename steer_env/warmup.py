@@ -91,6 +91,14 @@ def _team_forms(env_module: str, kwargs: dict[str, Any]) -> None:
     venv.close()
 
 
+def _has_pettingzoo() -> bool:
+    try:
+        import pettingzoo  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
 def _library() -> None:
     from steer_env.demos.gallery import SCENES
 
@@ -127,18 +135,21 @@ def first_step(name: str) -> float:
 
 
 def targets() -> dict[str, Callable[[], None]]:
-    """What :func:`warm` can run, by name: each registered task (all its forms), then
-    :data:`LIBRARY`."""
+    """What :func:`warm` can run, by name: each registered task (all its forms; the
+    PettingZoo ones where PettingZoo is installed), then :data:`LIBRARY`."""
     from steer_env.tasks import REGISTRY
 
     out: dict[str, Callable[[], None]] = {}
     for name, task in REGISTRY.items():
 
         def run(task=task) -> None:
+            # A PettingZoo form is warmed only where PettingZoo is installed (the
+            # ``multiagent`` extra): without it nobody can make that form.
+            team_forms = task.env_module is not None and _has_pettingzoo()
             for kwargs in named_strategies(task):
                 if task.env_id is not None:
                     _single_forms(task.env_id, kwargs)
-                if task.env_module is not None:
+                if team_forms:
                     _team_forms(task.env_module, kwargs)
 
         out[name] = run

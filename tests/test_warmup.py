@@ -131,3 +131,36 @@ def test_warm_reports_each_target():
 def test_first_step_refuses_an_unknown_task_by_name():
     with pytest.raises(ValueError, match="unknown task 'nope': use pursuit, "):
         warmup.first_step("nope")
+
+
+WITHOUT_PETTINGZOO = """
+import runpy, sys
+sys.modules["pettingzoo"] = None  # as if the multiagent extra were not installed
+sys.argv = ["train.py", *sys.argv[1:]]
+runpy.run_path("train.py", run_name="__main__")
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.training
+@pytest.mark.parametrize("env", ["pursuit", "herding"])
+def test_train_py_runs_without_pettingzoo(env, tmp_path):
+    """The README's first command installs the ``train`` and ``render`` extras only: the
+    engine warm-up must not need PettingZoo for a task that also has a PettingZoo form."""
+    args = ["--env", env, "--timesteps", "1024", "--n-envs", "2", "--episodes", "4",
+            "--periodic-eval-episodes", "2", "--no-gif", "--no-progress",
+            "--out", str(tmp_path)]  # fmt: skip
+    if env == "herding":
+        args += ["--set", "n_sheep=5", "--set", "time_limit=20"]
+    r = subprocess.run(
+        [sys.executable, "-c", WITHOUT_PETTINGZOO, *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env={**os.environ, "SDL_VIDEODRIVER": "dummy", "MPLBACKEND": "Agg"},
+    )
+    assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
+    assert "pettingzoo" not in (r.stdout + r.stderr).lower()
+    (run,) = [p for p in tmp_path.iterdir() if p.is_dir()]
+    assert json.loads((run / "config.json").read_text())["status"] == "finished"
