@@ -265,14 +265,14 @@ def test_train_rejects_a_bad_opponent_pool_in_one_line(tmp_path, extra, text):
 def test_a_short_league_grows_the_pools_and_keeps_the_matrix_up_to_date(tmp_path):
     out = tmp_path / "league"
     tiny = ["--pursuer-timesteps", "1536", "--evader-timesteps", "512", "--n-envs", "2",
-            "--episodes", "16", "--out", str(out)]  # fmt: skip
+            "--final-timesteps", "1024", "--episodes", "16", "--out", str(out)]  # fmt: skip
     r = _run("-m", "agents.league", "--rounds", "2", "--method", "pfsp", "--no-exploit", *tiny)
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
     state = json.loads((out / "league.json").read_text())
     assert state["env"] == "team_pursuit"  # the default --env
     pursuers = [m["name"] for m in state["pools"]["pursuer"]]
     evaders = [m["name"] for m in state["pools"]["evader"]]
-    assert pursuers == [*REGISTRY["team_pursuit"].baselines["pursuer"], "p1", "p2"]
+    assert pursuers == [*REGISTRY["team_pursuit"].baselines["pursuer"], "p1", "p2", "p2_final"]
     assert evaders == [*REGISTRY["team_pursuit"].baselines["evader"], "e1", "e2"]
     # Round 2 answered mixtures over the pools as they stood after round 1.
     r2 = state["rounds"][1]
@@ -289,6 +289,27 @@ def test_a_short_league_grows_the_pools_and_keeps_the_matrix_up_to_date(tmp_path
     assert config["options"]["init_model"] == str((out / "p1" / "model.zip").resolve())
     first = json.loads((out / "p1" / "config.json").read_text())
     assert first["options"]["init_model"] is None
+    # The final response answered the whole final evader pool, from the maximin pursuer
+    # team of the pool as it stood after the last round.
+    last = state["final_round"]
+    assert last["name"] == "p2_final" and last["role"] == "pursuer"
+    assert list(last["mixture"]) == evaders
+    played = league.PayoffMatrix.from_json(json.loads((out / "payoff.json").read_text()))
+    start_rates = played.rates(pursuers[:-1], evaders)
+    learned = [i for i, n in enumerate(pursuers[:-1]) if n.startswith("p")]
+    start = pursuers[max(learned, key=lambda i: (start_rates[i].min(), i))]
+    assert last["init_model"] == start
+    final_config = json.loads((out / "p2_final" / "config.json").read_text())
+    assert final_config["options"]["init_model"] == str((out / start / "model.zip").resolve())
+    assert final_config["options"]["opponent_pool"] == str((out / "pool_p2_final.json").resolve())
+    assert final_config["options"]["timesteps"] == 1024  # --final-timesteps
+    final_pool = json.loads((out / "pool_p2_final.json").read_text())
+    assert {m["name"]: m["weight"] for m in final_pool["members"]} == {
+        k: v for k, v in last["mixture"].items() if v > 1e-9
+    }
+    assert last["capture_rate_against_mixture"] == pytest.approx(
+        played.rates(["p2_final"], evaders)[0] @ np.array(list(last["mixture"].values()))
+    )
     payoff = json.loads((out / "payoff.json").read_text())
     assert len(payoff["cells"]) == len(pursuers) * len(evaders)
     matrix = league.PayoffMatrix.from_json(payoff)
@@ -314,7 +335,7 @@ def test_a_short_league_grows_the_pools_and_keeps_the_matrix_up_to_date(tmp_path
     # The same command again trains nothing and plays no new pair.
     again = _run("-m", "agents.league", "--rounds", "2", "--method", "pfsp", "--no-exploit", *tiny)
     assert again.returncode == 0, again.stderr
-    assert again.stdout.count("reusing") == 4
+    assert again.stdout.count("reusing") == 5
     assert "played" not in again.stdout
     # Another method on the same folder is refused in one line.
     other = _run("-m", "agents.league", "--rounds", "2", "--method", "nash", *tiny)
@@ -323,6 +344,36 @@ def test_a_short_league_grows_the_pools_and_keeps_the_matrix_up_to_date(tmp_path
         f"{league.PROG}: error: {out / 'league.json'} was played with --method pfsp: pass "
         "that to continue it, or another --out"
     ]
+    # ... and so is another final response (its run would be reused as if it were this one).
+    other = _run("-m", "agents.league", "--rounds", "2", "--method", "pfsp",
+                 "--final-response", "none", *tiny)  # fmt: skip
+    assert other.returncode == 2
+    assert "was played with --final-response pursuer" in other.stderr
+
+
+def test_the_evaders_final_response_without_warm_start(tmp_path):
+    """``--final-response evader``: ``e1_final`` answers the whole final pursuer pool from a
+    new network (``--no-warm-start``), trained as an evader for ``--final-timesteps``."""
+    out = tmp_path / "league"
+    r = _run("-m", "agents.league", "--rounds", "1", "--final-response", "evader",
+             "--final-timesteps", "512", "--no-warm-start", "--no-exploit",
+             "--pursuer-timesteps", "1536", "--evader-timesteps", "1536", "--n-envs", "2",
+             "--episodes", "16", "--out", str(out))  # fmt: skip
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    state = json.loads((out / "league.json").read_text())
+    pursuers = [m["name"] for m in state["pools"]["pursuer"]]
+    assert pursuers[-1] == "p1"  # no final response of the pursuers
+    assert [m["name"] for m in state["pools"]["evader"]][-2:] == ["e1", "e1_final"]
+    last = state["final_round"]
+    assert (last["name"], last["role"], last["init_model"]) == ("e1_final", "evader", None)
+    assert list(last["mixture"]) == pursuers
+    config = json.loads((out / "e1_final" / "config.json").read_text())["options"]
+    assert (config["learned"], config["timesteps"], config["init_model"]) == ("evaders", 512, None)
+    matrix = league.PayoffMatrix.from_json(json.loads((out / "payoff.json").read_text()))
+    sigma = np.array(list(last["mixture"].values()))
+    assert last["escape_rate_against_mixture"] == pytest.approx(
+        1 - sigma @ matrix.rates(pursuers, ["e1_final"])[:, 0]
+    )
 
 
 def test_init_model_starts_a_new_run_from_that_network(tmp_path):

@@ -30,7 +30,16 @@ The **approximate exploitability** of a round's mixtures is what its best respon
 against them on the held-out seeds (``pk``'s capture rate against the evaders' mixture,
 ``ek``'s escape rate against the pursuers').
 
-After the last round the league's **final policies** are chosen by maximin on the payoff
+After the last round one role answers once more (``--final-response``, the pursuers by
+default): ``pK_final`` is a best response to the meta-solver's mixture of the other role's
+whole final pool, started from the role's maximin member and trained for
+``--final-timesteps`` (by default the role's budget per round). Each round's responses are
+trained side by side, so no member has met the other role's newest member; this last
+response has met every opponent in the final pool. The other role does not answer it: the
+exploitability check below (a fresh opponent trained against it alone) measures what that
+last word leaves open.
+
+The league's **final policies** are then chosen by maximin on the payoff
 matrix: the learned pursuer team with the highest worst-case capture rate over the evader
 pool, and the learned evader with the highest worst-case escape rate over the pursuer pool.
 The **final check** then plays every member (and every ``--guest`` model) against every
@@ -79,7 +88,10 @@ DEFAULT_ROUNDS = 8
 DEFAULT_METHOD = "uniform"
 DEFAULT_WARM = True
 #: Options a league folder keeps: continuing it with others would mix two leagues.
-KEPT = ("env", "method", "warm_start", "pursuer_timesteps", "evader_timesteps", "n_envs", "seed")
+KEPT = ("env", "method", "warm_start", "pursuer_timesteps", "evader_timesteps", "n_envs", "seed",
+        "final_response", "final_timesteps")  # fmt: skip
+#: The role that answers the other's final pool once more (``--final-response``).
+DEFAULT_FINAL_RESPONSE = "pursuer"
 
 
 # ----------------------------------------------------------------------- meta-solvers
@@ -323,13 +335,16 @@ def _run_state(run: Path) -> str:
     return "resume" if latest_checkpoint(RunPaths(run)) is not None else "new"
 
 
-def train_argv(out: Path, name: str, learned: str, against: list[str], args: Any) -> list[str]:
+def train_argv(
+    out: Path, name: str, learned: str, against: list[str], args: Any, timesteps: int | None = None
+) -> list[str]:
     """``train.py``'s arguments for the league's run ``out/name`` (a resume when it has a
-    checkpoint)."""
+    checkpoint), trained for ``timesteps`` (by default the role's budget per round)."""
     state = _run_state(out / name)
     if state == "resume":
         return ["--out", str(out), "--name", name, "--resume", "--no-gif", "--no-progress"]
-    timesteps = args.pursuer_timesteps if learned == "pursuers" else args.evader_timesteps
+    if timesteps is None:
+        timesteps = args.pursuer_timesteps if learned == "pursuers" else args.evader_timesteps
     return [
         "--env", cross_play_task(getattr(args, "env", None)).name, "--learned", learned, *against,
         "--timesteps", str(timesteps), "--n-envs", str(args.n_envs), "--seed", str(args.seed),
@@ -347,9 +362,12 @@ def train_script() -> Path:
     return script
 
 
-def train_runs(out: Path, jobs: list[tuple[str, str, list[str]]], args: Any) -> dict[str, Path]:
+def train_runs(
+    out: Path, jobs: list[tuple[str, str, list[str]]], args: Any, timesteps: int | None = None
+) -> dict[str, Path]:
     """Train the runs ``(name, learned, opponent arguments)`` with ``train.py`` (up to
-    ``args.jobs`` side by side), reusing finished ones; their models by name."""
+    ``args.jobs`` side by side, ``timesteps`` each or the role's budget per round), reusing
+    finished ones; their models by name."""
     script = train_script()
     models = {name: out / name / "model.zip" for name, _, _ in jobs}
     todo = []
@@ -357,7 +375,7 @@ def train_runs(out: Path, jobs: list[tuple[str, str, list[str]]], args: Any) -> 
         if _run_state(out / name) == "done":
             print(f"[league] {name}: reusing {models[name]}", flush=True)
         else:
-            todo.append((name, train_argv(out, name, learned, against, args)))
+            todo.append((name, train_argv(out, name, learned, against, args, timesteps)))
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     while todo:
         batch, todo = todo[: args.jobs], todo[args.jobs :]
@@ -397,6 +415,9 @@ class League:
         self.out: Path = args.out
         #: The task played (``--env``; the task's scripted strategies are the anchors).
         self.task = cross_play_task(getattr(args, "env", None))
+        if args.final_timesteps is None:
+            per_round = {"pursuer": args.pursuer_timesteps, "evader": args.evader_timesteps}
+            args.final_timesteps = per_round.get(args.final_response)
         self.pools: dict[str, dict[str, Member]] = {
             role: {n: Member(n, 1.0, strategy=n) for n in self.task.baselines[role]}
             for role in ("pursuer", "evader")
@@ -407,6 +428,8 @@ class League:
         #: The final check's matrix on the report seeds (:meth:`final_check`).
         self.report: PayoffMatrix | None = None
         self.rounds: list[dict[str, Any]] = []
+        #: The final response (:meth:`play_final_response`), once played.
+        self.final_response: dict[str, Any] | None = None
         self._policies: dict[str, Any] = {}
         saved = self.out / "payoff.json"
         if saved.is_file():
@@ -469,7 +492,10 @@ class League:
             "compare_seed": self.matrix.seed,
             "pools": {r: [m.to_json() for m in pool.values()] for r, pool in self.pools.items()},
             "guests": {r: [m.to_json() for m in g.values()] for r, g in self.guests.items()},
+            "final_response": self.args.final_response,
+            "final_timesteps": self.args.final_timesteps,
             "rounds": self.rounds,
+            **({"final_round": self.final_response} if self.final_response else {}),
             **({"final": final} if final else {}),
         }
         atomic_write_json(self.out / "league.json", state)
@@ -529,6 +555,49 @@ class League:
         )
         print(f"[league] round {k}: {pk} captures {br_capture:.1%} against the evaders' "
               f"mixture; {ek} escapes {br_escape:.1%} of the pursuers'", flush=True)  # fmt: skip
+        self.save()
+
+    def play_final_response(self) -> None:
+        """After the last round, ``--final-response``'s role answers the other role's final
+        pool once more: ``<r>K_final`` (``K`` the last round) is trained for
+        ``--final-timesteps`` against the meta-solver's mixture of the whole final pool,
+        starting from the role's maximin member (with warm starts), and joins its pool."""
+        role = self.args.final_response
+        other = "evader" if role == "pursuer" else "pursuer"
+        self.update_matrix()
+        p_names, e_names = self.names("pursuer"), self.names("evader")
+        rates = self.matrix.rates(p_names, e_names)
+        mixtures = meta_strategies(self.args.method, rates)
+        sigma = dict(zip(("pursuer", "evader"), mixtures, strict=True))
+        name = f"{role[0]}{len(self.rounds)}_final"
+        pool = self.pool_file(name, other, sigma[other])
+        start = dict(zip(("pursuer", "evader"), self.final_policies(), strict=True))[role]
+        init = ["--init-model", self.pools[role][start].model] if self.args.warm_start else []
+        print(f"[league] final response {name}: against the {other}s' mixture "
+              f"{_mix(self.names(other), sigma[other])}", flush=True)  # fmt: skip
+        models = train_runs(
+            self.out,
+            [(name, role + "s", ["--opponent-pool", str(pool), *init])],
+            self.args,
+            timesteps=self.args.final_timesteps,
+        )
+        self.pools[role][name] = Member(name, 1.0, model=str(models[name].resolve()))
+        self.update_matrix()
+        if role == "pursuer":
+            success = float(self.matrix.rates([name], e_names)[0] @ sigma["evader"])
+        else:
+            success = float(1.0 - sigma["pursuer"] @ self.matrix.rates(p_names, [name])[:, 0])
+        what = "capture" if role == "pursuer" else "escape"
+        self.final_response = {
+            "name": name,
+            "role": role,
+            "timesteps": self.args.final_timesteps,
+            "init_model": start if self.args.warm_start else None,
+            "mixture": dict(zip(self.names(other), sigma[other].tolist(), strict=True)),
+            f"{what}_rate_against_mixture": success,
+        }
+        print(f"[league] final response {name}: {what}s {success:.1%} against the mixture",
+              flush=True)  # fmt: skip
         self.save()
 
     def final_policies(self) -> tuple[str, str]:
@@ -628,6 +697,8 @@ def run_league(args: Any) -> dict[str, Any]:
     league = League(args)
     for k in range(1, args.rounds + 1):
         league.play_round(k)
+    if args.final_response != "none":
+        league.play_final_response()
     final = league.final_check()
     league.save(final)
     report = league.report
@@ -659,7 +730,8 @@ def build_parser() -> Any:
         description="Population training on a task with a cross-play table (--env, "
         f"{DEFAULT_TASK} by default): each round, a pursuer team and an evader trained "
         "against a mixture of the other role's pool (scripted anchors and every earlier "
-        "round), then the payoff matrix and the exploitability check.",
+        "round), a final response of one role to the other's final pool, then the payoff "
+        "matrix and the exploitability check.",
     )
     p.add_argument("--env", type=cross_play_env_arg, default=DEFAULT_TASK,
                    help=f"a task with a cross-play table (default {DEFAULT_TASK})")  # fmt: skip
@@ -672,10 +744,17 @@ def build_parser() -> Any:
     p.add_argument("--warm-start", action=argparse.BooleanOptionalAction, default=DEFAULT_WARM,
                    help="start each round's response from the role's previous one "
                    f"(train.py --init-model; default {warm})")  # fmt: skip
-    p.add_argument("--pursuer-timesteps", type=cli.positive_int, default=1_500_000,
-                   help="timesteps per pursuer team (default 1.5M)")  # fmt: skip
+    p.add_argument("--pursuer-timesteps", type=cli.positive_int, default=2_000_000,
+                   help="timesteps per pursuer team (default 2M)")  # fmt: skip
     p.add_argument("--evader-timesteps", type=cli.positive_int, default=1_000_000,
                    help="timesteps per evader (default 1M)")  # fmt: skip
+    p.add_argument("--final-response", choices=("pursuer", "evader", "none"),
+                   default=DEFAULT_FINAL_RESPONSE,
+                   help="after the last round, this role answers the other's final pool once "
+                   f"more (default {DEFAULT_FINAL_RESPONSE}; none skips it)")  # fmt: skip
+    p.add_argument("--final-timesteps", type=cli.positive_int, default=None,
+                   help="timesteps of the final response (default: the role's budget per "
+                   "round)")  # fmt: skip
     p.add_argument("--n-envs", type=cli.positive_int, default=16,
                    help="envs per training (default 16)")  # fmt: skip
     p.add_argument("--jobs", type=cli.positive_int, default=2,
