@@ -160,8 +160,9 @@ def parse(argv: list[str] | None = None) -> tuple[Args, dict[str, Any]]:
     parser = options.build_parser(
         Args,
         prog=PROG,
-        description="Train PPO/SAC on steer_env/Pursuit-v0 or Evasion-v0, then compare the "
-        "learned agent with the scripted ones. Defaults: PPO pursuer, about 30 s.",
+        description="Train PPO/SAC on a registered task (--env), then compare the learned "
+        "agents with the task's scripted ones. Defaults: a PPO pursuer on Pursuit-v0, about "
+        "30 s.",
         groups={"rllib": "RLlib (--framework rllib)"},
     )
     given = options.given_options(parser.parse_args(argv))
