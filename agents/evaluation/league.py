@@ -335,6 +335,11 @@ def _run_state(run: Path) -> str:
     return "resume" if latest_checkpoint(RunPaths(run)) is not None else "new"
 
 
+def round_budget(args: Any, role: str) -> int:
+    """The timesteps of one round's response of ``role`` (``pursuer`` or ``evader``)."""
+    return args.pursuer_timesteps if role == "pursuer" else args.evader_timesteps
+
+
 def train_argv(
     out: Path, name: str, learned: str, against: list[str], args: Any, timesteps: int | None = None
 ) -> list[str]:
@@ -344,7 +349,7 @@ def train_argv(
     if state == "resume":
         return ["--out", str(out), "--name", name, "--resume", "--no-gif", "--no-progress"]
     if timesteps is None:
-        timesteps = args.pursuer_timesteps if learned == "pursuers" else args.evader_timesteps
+        timesteps = round_budget(args, learned.rstrip("s"))
     return [
         "--env", cross_play_task(getattr(args, "env", None)).name, "--learned", learned, *against,
         "--timesteps", str(timesteps), "--n-envs", str(args.n_envs), "--seed", str(args.seed),
@@ -415,9 +420,8 @@ class League:
         self.out: Path = args.out
         #: The task played (``--env``; the task's scripted strategies are the anchors).
         self.task = cross_play_task(getattr(args, "env", None))
-        if args.final_timesteps is None:
-            per_round = {"pursuer": args.pursuer_timesteps, "evader": args.evader_timesteps}
-            args.final_timesteps = per_round.get(args.final_response)
+        if args.final_timesteps is None and args.final_response != "none":
+            args.final_timesteps = round_budget(args, args.final_response)
         self.pools: dict[str, dict[str, Member]] = {
             role: {n: Member(n, 1.0, strategy=n) for n in self.task.baselines[role]}
             for role in ("pursuer", "evader")
