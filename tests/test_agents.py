@@ -14,6 +14,7 @@ from agents.evaluation.policies import PolicyLoadError, UsageError, load_policy
 from agents.evaluation.scripted import ScriptedPolicy
 
 PURSUIT, EVASION = "steer_env/Pursuit-v0", "steer_env/Evasion-v0"
+HERDING = "steer_env/Herding-v0"
 N_CAL = 400
 CAL_SEED = 0
 # Calibrated rates of the scripted agents on the default tasks, measured on 3 x 2000
@@ -63,7 +64,13 @@ def test_classic_pursuer_beats_naive_on_paired_episodes(scripted_runs):
     assert diff.lo > 0, diff
 
 
-SCRIPTED = [(PURSUIT, "classic"), (PURSUIT, "naive"), (EVASION, "classic")]
+SCRIPTED = [
+    (PURSUIT, "classic"),
+    (PURSUIT, "naive"),
+    (EVASION, "classic"),
+    (HERDING, "strombom"),
+    (HERDING, "driver"),
+]
 
 
 @pytest.mark.parametrize("env_id,name", SCRIPTED)
@@ -101,6 +108,31 @@ def test_scripted_acts_from_the_observation_alone(env_id, name):
     order = rng.permutation(8)
     shuffled, _ = ScriptedPolicy(env_id, name, seed=5).predict(obs[order])
     np.testing.assert_allclose(shuffled, first[order], atol=1e-6)
+
+
+@pytest.mark.parametrize("name", ["strombom", "driver", "flanks"])
+def test_scripted_policy_plays_a_task_s_own_dogs(name):
+    """Herding's baselines are the task's own policies, not engine strategies: the
+    front ends' ScriptedPolicy plays them, with a configuration given as keyword
+    arguments, and acts exactly as the task's dog on the same observations."""
+    from steer_env.tasks.herding import HERDING as TASK
+
+    from steer_env.envs import herding_v0
+
+    env = herding_v0.parallel_env(n_dogs=2)
+    observations, _ = env.reset(seed=4)
+    obs = np.stack([observations[agent] for agent in env.agents])
+    policy = ScriptedPolicy(HERDING, name, config={"n_dogs": 2})
+    assert policy.obs_dim == obs.shape[-1]
+    ours, _ = policy.predict(obs)
+    theirs, _ = TASK.scripted_policy(name, TASK.config(n_dogs=2)).predict(obs)
+    np.testing.assert_array_equal(ours, theirs)
+    assert np.abs(ours).max() > 0  # the dogs move
+
+
+def test_scripted_policy_names_the_accepted_dogs():
+    with pytest.raises(ValueError, match="unknown baseline 'shepherd'.*strombom, driver, flanks"):
+        ScriptedPolicy(HERDING, "shepherd")
 
 
 @pytest.mark.parametrize("env_id", [PURSUIT, EVASION])

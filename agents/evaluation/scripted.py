@@ -29,7 +29,6 @@ from steer_env.engine.strategy import Strategy
 from steer_env.envs import streams
 from steer_env.rules.pursuit_evasion import World
 from steer_env.tasks import REGISTRY, STRATEGIES, Task, TaskConfig, get_task
-from steer_env.tasks.config import make_config
 
 
 class ScriptedPolicy:
@@ -63,31 +62,37 @@ class ScriptedPolicy:
         seed: int | None = 0,
         role: str | None = None,
     ) -> None:
+        if seed is None:
+            seed = int(np.random.default_rng().integers(2**63))
+        self.seed = int(seed)
+        self._views: dict[int, Batch] = {}
+        # A task whose baselines are its own policies (herding's dogs) plays them directly.
+        self._own: Any = None
         team_task = _team_task(task)
         if team_task is not None:
             self._init_team(team_task, name, config, role)
         else:
             self._init_single(task, name, config)
-        if seed is None:
-            seed = int(np.random.default_rng().integers(2**63))
-        self.seed = int(seed)
-        self._views: dict[int, Batch] = {}
-        self.obs_dim = self._world.obs_dim
+        self.obs_dim = self._own.obs_dim if self._own is not None else self._world.obs_dim
 
     def _init_single(self, task: Task | str, name: str, config: Any) -> None:
         self.task = get_task(task) if isinstance(task, str) else task
-        if name not in self.task.baselines:
+        known = tuple(dict.fromkeys((*self.task.baselines, *self.task.shared_baselines())))
+        if name not in known:
             raise ValueError(
                 f"unknown baseline {name!r} for {self.task.env_id}: use one of "
-                f"{', '.join(self.task.baselines)}"
+                f"{', '.join(known)}"
             )
         if config is None:
             config = self.task.default_config
         elif isinstance(config, dict):
-            config = make_config(self.task.default_config, config)
+            config = self.task.config(**config)
         self.name = name
         self.config = config
         self.role = self.task.learned_team
+        self._own = self.task.scripted_policy(name, config, self.seed)
+        if self._own is not None:
+            return
         self.strategy = self.task.baselines[name](config)
         self._world = self.task.world(config)
         self._roster = _decode_roster(self.task.roster(config), 0, self._world, self.strategy)
@@ -147,6 +152,8 @@ class ScriptedPolicy:
     ) -> tuple[NDArray[np.float32], None]:
         """SB3's policy interface: one action per observation row (``(obs_dim,)`` or
         ``(..., obs_dim)`` in, ``(2,)`` or ``(..., 2)`` out)."""
+        if self._own is not None:
+            return self._own.predict(observation, state, episode_start, deterministic)
         obs = np.asarray(observation, dtype=np.float64)
         if obs.shape[-1:] != (self.obs_dim,):
             task = getattr(self.task, "env_id", None) or self.task.name
