@@ -115,9 +115,8 @@ def test_scripted_policy_plays_a_task_s_own_dogs(name):
     """Herding's baselines are the task's own policies, not engine strategies: the
     front ends' ScriptedPolicy plays them, with a configuration given as keyword
     arguments, and acts exactly as the task's dog on the same observations."""
-    from steer_env.tasks.herding import HERDING as TASK
-
     from steer_env.envs import herding_v0
+    from steer_env.tasks.herding import HERDING as TASK
 
     env = herding_v0.parallel_env(n_dogs=2)
     observations, _ = env.reset(seed=4)
@@ -131,7 +130,7 @@ def test_scripted_policy_plays_a_task_s_own_dogs(name):
 
 
 def test_scripted_policy_names_the_accepted_dogs():
-    with pytest.raises(ValueError, match="unknown baseline 'shepherd'.*strombom, driver, flanks"):
+    with pytest.raises(ValueError, match=r"unknown baseline 'shepherd'.*strombom, driver, flanks"):
         ScriptedPolicy(HERDING, "shepherd")
 
 

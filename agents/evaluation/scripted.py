@@ -80,8 +80,7 @@ class ScriptedPolicy:
         known = tuple(dict.fromkeys((*self.task.baselines, *self.task.shared_baselines())))
         if name not in known:
             raise ValueError(
-                f"unknown baseline {name!r} for {self.task.env_id}: use one of "
-                f"{', '.join(known)}"
+                f"unknown baseline {name!r} for {self.task.env_id}: use one of {', '.join(known)}"
             )
         if config is None:
             config = self.task.default_config
