@@ -412,7 +412,15 @@ def test_herding_docstring_quotes_the_calibration_sweep():
 
 
 @pytest.mark.parametrize(
-    "name", ["pursuit_ppo", "evasion_ppo", "team_pursuit_pursuer_ppo", "herding_ppo"]
+    "name",
+    [
+        "pursuit_ppo",
+        "evasion_ppo",
+        "team_pursuit_pursuer_ppo",
+        "herding_ppo",
+        "herding_2dogs_ppo",
+        "herding_1dog_50sheep_ppo",
+    ],
 )
 def test_models_readme_training_figures_are_the_runs(name):
     """``agents/models/README.md``'s training figures of each shipped model are its run's
@@ -493,6 +501,77 @@ def test_models_readme_herding_seeds_are_the_runs():
         f"trained dogs that pen {rates[0]} and {rates[1]} of the 1,000 episodes "
         f"({points[0]} and {points[1]} points over Strömbom's dog)"
     ) in text
+
+
+TWO_DOGS = "agents/models/herding_2dogs_ppo_comparison.json"
+
+
+def test_two_learned_dogs_beat_two_strombom_dogs_and_one_learned_dog():
+    """The shipped two-dog comparison is the shipped models' (the two-dog model and the one
+    trained alone on the same flock), on 1,000 paired episodes, and meets both targets."""
+    data = read(TWO_DOGS)
+    two, one = (
+        read(f"agents/models/{n}.json") for n in ("herding_2dogs_ppo", "herding_1dog_50sheep_ppo")
+    )
+    assert data["model"].endswith("herding_2dogs_ppo.zip")
+    assert data["single_model"].endswith("herding_1dog_50sheep_ppo.zip")
+    assert data["episodes"] == 1000 and data["agents_per_side"] == 2
+    assert two["options"]["config"] == {**one["options"]["config"], "n_dogs": 2}
+    assert {k: data["config"][k] for k in ("n_sheep", "n_dogs")} == {"n_sheep": 50, "n_dogs": 2}
+    for other in ("strombom", "single"):
+        paired = data["paired_vs_learned"][other]
+        assert paired["success_diff_ci95"][0] > 0, other
+        assert paired["time_diff_ci95_s"][1] < 0, other
+        assert data["goal"]["per_target"][other]["met"]
+    assert data["goal"]["met"]
+
+
+def test_readme_two_dog_sentence_is_the_comparison():
+    data = read(TWO_DOGS)
+    paired = data["paired_vs_learned"]
+    text = " ".join((ROOT / "README.md").read_text().split())
+    assert (
+        f"on 50 sheep pen {pct(data['agents']['learned']['success_rate'])} of the flocks, "
+        f"{100 * paired['strombom']['success_diff']:+.1f} points over two Strömbom dogs and "
+        f"{100 * paired['single']['success_diff']:+.1f} over one learned dog"
+    ) in text
+
+
+@pytest.mark.slow
+def test_two_dog_comparison_is_reproduced_by_its_command(tmp_path):
+    """``python -m agents.compare --model ... --single-model ...`` (the page's command)
+    writes the shipped figures again."""
+    import subprocess
+    import sys
+
+    data = read(TWO_DOGS)
+    out = tmp_path / "cmp"
+    cmd = [
+        sys.executable, "-m", "agents.compare", "--model", "agents/models/herding_2dogs_ppo.zip",
+        "--single-model", "agents/models/herding_1dog_50sheep_ppo.zip", "--episodes", "1000",
+        "--out", str(out),
+    ]  # fmt: skip
+    r = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=900)
+    assert r.returncode == 0, r.stderr[-2000:]
+    again = json.loads((out / "comparison.json").read_text())
+    assert again["agents"] == data["agents"]
+    assert again["paired_vs_learned"] == data["paired_vs_learned"]
+
+
+def test_herding_page_two_dog_figures_are_the_files():
+    """The two-dog section's scripted figures are the comparison's and the sweeps'
+    ``local_centre`` 25 rows (the same seeds)."""
+    data = read(TWO_DOGS)
+    one = _sweep_rate(
+        read("agents/models/herding_1dog_calibration_sweep.json"), "local_centre", 25, "strombom"
+    )
+    two = _sweep_rate(
+        read("agents/models/herding_2dogs_calibration_sweep.json"), "local_centre", 25, "strombom"
+    )
+    assert two == data["agents"]["strombom"]["success_rate"]
+    text = page("envs/herding.md")
+    assert f"one Strömbom dog pens {pct(one)} of the flocks and two {pct(two)}" in text
+    assert "```{comparison-table} " + TWO_DOGS in (DOCS / "envs" / "herding.md").read_text()
 
 
 def test_evasion_defaults_comment_is_the_search():

@@ -71,7 +71,7 @@ from agents.evaluation.policies import (
 from agents.evaluation.results import EpisodeResults as EpisodeResults
 from agents.evaluation.results import atomic_write_bytes as atomic_write_bytes
 from agents.evaluation.results import atomic_write_json as atomic_write_json
-from agents.evaluation.results import csv_bytes, format_interval
+from agents.evaluation.results import csv_bytes, format_interval, json_number
 from agents.evaluation.shared import AgentsBatch, several_agents
 from steer_env import cli
 from steer_env.cli import OneLineParser, positive_int
@@ -299,9 +299,9 @@ def format_table(summary: dict[str, Any]) -> str:
     ]
     for a in summary["agents"].values():
         rate = stats.Interval(a["success_rate"], *a["success_ci95"])
-        med = a["median_time_s"]
+        med = json_number(a["median_time_s"])  # a summary, or one read back from its file
         med_s = f"> {horizon:g}" if math.isinf(med) else f"{med:.1f}"
-        cap = a["mean_time_captured_s"]
+        cap = json_number(a["mean_time_captured_s"])
         cap_s = "-" if math.isnan(cap) else f"{cap:.2f}"
         lines.append(
             f"| {a['label']} | {format_interval(rate, 100)}% | {a['restricted_mean_time_s']:.2f} "

@@ -68,6 +68,14 @@ def json_safe(x: Any) -> Any:
     return x
 
 
+def json_number(v: Any) -> float:
+    """A number of a file :func:`json_safe` wrote, decoded: ``"inf"``/``"-inf"`` as
+    infinities and ``None`` as NaN."""
+    if v is None:
+        return math.nan
+    return float(v)
+
+
 def atomic_write_json(path: Path, obj: Any) -> None:
     """Write ``obj`` as JSON (:func:`json_safe`) through a temp file and ``os.replace``."""
     atomic_write_bytes(path, (json.dumps(json_safe(obj), indent=2) + "\n").encode())

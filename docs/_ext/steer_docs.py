@@ -272,56 +272,20 @@ class FidelityTable(SphinxDirective):
         return container.children
 
 
-def _median(value: float | str, horizon: float) -> str:
-    return f"> {horizon:g}" if value == "inf" else f"{value:.1f}"
-
-
 def _points(diff: float, ci: list[float], scale: float = 100.0, digits: int = 1) -> str:
     lo, hi = (f"{scale * c:+.{digits}f}" for c in ci)
     return f"{scale * diff:+.{digits}f} [{lo}, {hi}]"
 
 
 def comparison_markdown(path: str) -> str:
-    """A single-agent ``comparison.json`` as two tables: each agent, then learned - other."""
+    """A single-agent ``comparison.json`` as ``python -m agents.compare`` prints it (its
+    :func:`~agents.evaluation.compare.format_table`, with the task's words), and its file."""
+    from agents.evaluation.compare import format_table
+
     data = json.loads((ROOT / path).read_text())
-    pursuer = data["role"] == "pursuer"
-    horizon = data["horizon_s"]
-    rate = "capture rate [95% CI]" if pursuer else "survival rate [95% CI]"
-    rmean = "mean time to capture (s)*" if pursuer else "mean survival time (s)*"
-    lines = [
-        f"| {data['env_id'].split('/')[-1]} agent | {rate} | {rmean} "
-        "| mean time to capture among captured (s) | median time to capture (s) |",
-        "|---|---|---|---|---|",
-    ]
-    for a in data["agents"].values():
-        lo, hi = a["success_ci95"]
-        row = [
-            a["label"],
-            f"{100 * a['success_rate']:.1f} [{100 * lo:.1f}, {100 * hi:.1f}]%",
-            f"{a['restricted_mean_time_s']:.2f}",
-            f"{a['mean_time_captured_s']:.2f}",
-            _median(a["median_time_s"], horizon),
-        ]
-        lines.append("| " + " | ".join(row) + " |")
-    what = "capture" if pursuer else "survival"
-    time = "mean time to capture" if pursuer else "mean survival time"
-    lines += [
-        "",
-        f"| learned - other (same episodes) | {what} rate, points [95% CI] | {time}, s [95% CI] |",
-        "|---|---|---|",
-    ]
-    for name, d in data["paired_vs_learned"].items():
-        label = data["agents"][name]["label"]
-        success = _points(d["success_diff"], d["success_diff_ci95"])
-        times = _points(d["time_diff_s"], d["time_diff_ci95_s"], 1.0, 2)
-        lines.append(f"| vs {label} | {success} | {times} |")
-    lines += [
-        "",
-        f"\\* restricted to the {horizon:g} s limit: episodes without a capture count as "
-        f"{horizon:g} s. {data['episodes']} paired episodes from seed {data['seed']:,} "
-        f"(`{path}`).",
-    ]
-    return "\n".join(lines)
+    # The footnote's "*" would open a Markdown list.
+    text = format_table(data).replace("\n* restricted mean", "\n\\* restricted mean")
+    return f"{text}\n\n{data['episodes']} paired episodes from seed {data['seed']:,} (`{path}`)."
 
 
 class ComparisonTable(SphinxDirective):
