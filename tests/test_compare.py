@@ -15,6 +15,7 @@ import pytest
 import steer_env  # noqa: F401
 from agents.evaluation import compare, stats
 from agents.evaluation.compare import EpisodeResults, play_episodes, summarize
+from agents.evaluation.results import json_safe
 from agents.evaluation.scripted import ScriptedPolicy
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -58,6 +59,15 @@ def test_summarize_hand_values():
     assert s["goal"]["met"] is False  # the intervals include 0 with 4 episodes
     table = compare.format_table(s)
     assert "75.0" in table and "> 10" in table
+    # The comparison.json it is written to prints the same tables (the docs read it back),
+    # an agent that never captures included (mean time among captured: NaN, written null).
+    s["agents"]["never"] = summarize({"never": _results([0, 0], [-1, -1])}, PURSUIT, 0.1, 100)[
+        "agents"
+    ]["never"]
+    written = json.loads(json.dumps(json_safe(s)))
+    assert written["agents"]["never"]["mean_time_captured_s"] is None
+    assert written["agents"]["classic"]["median_time_s"] == "inf"
+    assert compare.format_table(written) == compare.format_table(s)
 
 
 def test_episodes_are_paired_by_seed(monkeypatch):
