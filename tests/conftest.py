@@ -8,7 +8,8 @@ os.environ.setdefault("MPLBACKEND", "Agg")
 os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 
 
-# Markers of the fast inner loop (`python -m pytest -m "not slow"`; CI runs every test).
+# The slow tests, which `python -m pytest` leaves out (pyproject's addopts) and
+# `python -m pytest -m slow` runs (.ci/run runs both).
 # Whole modules first, then single tests by the start of their node id (file::name).
 SLOW_MODULES = {
     "test_benchmarks.py",
@@ -86,11 +87,21 @@ SLOW_TESTS: tuple[str, ...] = (
     "test_vecmath.py::test_truncate_is_finite_and_within_the_limit",
     "test_vecmath.py::test_truncate_keeps_short_vectors_and_direction",
     "test_vector_env.py::test_sb3_ppo_trains_on_the_adapter",
+    "test_league.py::test_a_short_league_grows_the_pools_and_keeps_the_matrix_up_to_date",
+    "test_league.py::test_the_evaders_final_response_without_warm_start",
+    "test_league.py::test_init_model_starts_a_new_run_from_that_network",
+    "test_warmup.py::test_warmup_fills_an_empty_cache_that_later_processes_use",
+    "test_training_benchmark.py::test_search_scores_every_candidate_for_every_seed",
+    "test_training_benchmark.py::test_time_to_threshold_trains_both_adapters_and_writes_the_curves",
+    "test_cross_play_task.py::test_train_py_trains_a_role_of_the_task_named_by_env",
+    "test_vector_infos.py::test_gymnasium_vector_infos_equal_the_single_envs",
+    "test_vector_infos.py::test_pettingzoo_vector_infos_equal_the_parallel_envs",
 )
 
 
 def pytest_ignore_collect(collection_path, config):
-    """Under ``-m "not slow"`` the slow modules are not even imported (torch, Ray, ...)."""
+    """Under ``-m "not slow"`` (the default) the slow modules are not even imported (torch,
+    Ray, ...)."""
     if config.getoption("markexpr", "").replace(" ", "") == "notslow":
         return collection_path.name in SLOW_MODULES or None
     return None

@@ -10,6 +10,7 @@ and a ``ValueError``.
 from __future__ import annotations
 
 import copy
+import importlib
 
 import gymnasium as gym
 import numpy as np
@@ -20,6 +21,8 @@ from pettingzoo.test import parallel_api_test, state_test
 import steer_env  # noqa: F401
 from steer_env.envs import team_pursuit_v0
 from steer_env.envs.vector import SteerVectorEnv
+from steer_env.tasks import TEAM_TASKS
+from steer_env.tasks.config import UnknownArgumentError
 
 IDS = ("steer_env/Pursuit-v0", "steer_env/Evasion-v0")
 SINGLE_KEYS = {
@@ -269,3 +272,13 @@ def test_team_actions_of_departed_agents_are_ignored_as_documented():
     assert env.step({name: np.full(2, np.nan) for name in names}) == ({}, {}, {}, {}, {})
     with pytest.raises(ValueError, match="'bogus': that is not an agent"):
         env.step({"bogus": np.zeros(2)})
+
+
+@pytest.mark.parametrize("function", ["parallel_env", "env", "raw_env", "vector_env"])
+@pytest.mark.parametrize("name", sorted(TEAM_TASKS))
+def test_task_is_no_argument_of_a_task_module(name, function):
+    """A task's module binds its task: ``task=...`` is an unknown keyword like any other,
+    refused with the arguments the module accepts."""
+    module = importlib.import_module(TEAM_TASKS[name].env_module)
+    with pytest.raises(UnknownArgumentError, match=r"'task'; accepted arguments: .*max_cycles"):
+        getattr(module, function)(task=0)

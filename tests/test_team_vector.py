@@ -97,6 +97,73 @@ def test_departed_agents_actions_are_ignored_whatever_they_hold():
     assert (info["capture_step"] >= 0).any()  # slow evaders were caught one by one
 
 
+DEPARTED_CFG = {"learned": "evaders", "n_evaders": 3, "speed_ratio": 0.5, "time_limit": 400}
+
+
+def _departed_fill(kind: str, shape: tuple[int, ...], rng: np.random.Generator):
+    """What a caller may send for an agent that left the game."""
+    return {"zeros": np.zeros(shape), "nan": np.full(shape, np.nan)}.get(
+        kind, rng.uniform(-50.0, 50.0, shape)
+    )
+
+
+@pytest.mark.parametrize("form", ["parallel_env", "vector_env"])
+@pytest.mark.parametrize("kind", ["nan", "large"])
+def test_both_forms_ignore_a_departed_agents_action_the_same_way(form, kind):
+    """An episode in which evaders are caught one by one, replayed with the departed
+    evaders' actions zero and then anything else (NaN, out-of-range numbers): the same
+    observations, rewards, terminations and infos step by step, in both forms."""
+
+    def play(fill: str):
+        rng = np.random.default_rng(7)
+        fills = np.random.default_rng(8)
+        trace = []
+        departed = 0  # agent-steps sent for agents out of the game
+        if form == "vector_env":
+            venv = team_pursuit_v0.vector_env(1, **DEPARTED_CFG)
+            venv.reset(seed=3)
+            for _ in range(400):
+                act = rng.uniform(-1, 1, (1, 3, 2))
+                out = ~venv.in_game()[0]
+                act[0, out] = _departed_fill(fill, (int(out.sum()), 2), fills)
+                departed += int(out.sum())
+                obs, rew, term, _, info = venv.step(act)
+                trace.append((obs, rew, term, info["distance"], info["captured"]))
+                if info["done"][0]:
+                    break
+            return trace, departed
+        env = team_pursuit_v0.parallel_env(**DEPARTED_CFG)
+        env.reset(seed=3)
+        while env.agents:
+            moves = rng.uniform(-1, 1, (3, 2))
+            act = {}
+            for a, name in enumerate(env.possible_agents):
+                if name in env.agents:
+                    act[name] = moves[a]
+                else:
+                    departed += 1
+                    if fill != "zeros":
+                        act[name] = _departed_fill(fill, (2,), fills)
+            obs, rew, term, _, info = env.step(act)
+            trace.append((obs, rew, term, info))
+        return trace, departed
+
+    (reference, departed), (other, _) = play("zeros"), play(kind)
+    assert departed > 20  # evaders caught one by one: many steps with departed agents
+    assert len(reference) == len(other) > 1
+    for t, (want, got) in enumerate(zip(reference, other, strict=True)):
+        for w, g in zip(want, got, strict=True):
+            if isinstance(w, dict):
+                assert w.keys() == g.keys(), t
+                for name in w:
+                    for key in w[name] if isinstance(w[name], dict) else [None]:
+                        a = w[name] if key is None else w[name][key]
+                        b = g[name] if key is None else g[name][key]
+                        np.testing.assert_array_equal(a, b, err_msg=f"step {t} {name} {key}")
+            else:
+                np.testing.assert_array_equal(w, g, err_msg=f"step {t}")
+
+
 # ----------------------------------------------------------------------- the SB3 adapter
 def test_adapter_slots_follow_the_parallel_env_with_sb3_episode_semantics():
     num_envs, seed = 3, 5

@@ -72,7 +72,12 @@ class EvasionParallelEnv(TaskParallelEnv):
 
 
 class EvasionVectorEnv(TeamVectorEnv):
-    """``num_envs`` evasion environments in one batch (:mod:`steer_env.envs.team_vector`)."""
+    """``num_envs`` evasion environments in one batch (:mod:`steer_env.envs.team_vector`).
+
+    Its infos hold the Gymnasium env's keys: the agent's own values (``distance``,
+    ``reward_capture``, ``reward_escape``, ``reward_shaping``) as ``(E, k)`` arrays, the
+    outcome (``is_success``, ``capture_step``) as ``(E,)`` ones, plus ``in_game (E, k)``
+    and ``done (E,)``; the same keys and shapes at reset."""
 
     task = EVASION
 

@@ -2,8 +2,8 @@
 
 ``n_dogs`` learned dogs (default 1; pass ``n_dogs=2``...) herd a flock of ``n_sheep``
 scripted sheep into the pen (task: :mod:`steer_env.tasks.herding`; the single-dog
-Gymnasium form is ``steer_env/Herding-v0``). Every dog gets the same reward (the team's),
-and sees the other dogs in its observation. :func:`vector_env` is the native batched form
+Gymnasium form is ``steer_env/Herding-v0``). Every dog gets the team's success reward and
+its own shaping term, and sees the other dogs in its observation. :func:`vector_env` is the native batched form
 (``E`` environments in one compiled call), and
 ``steer_env.envs.sb3.TeamSB3VecEnv(vector_env(E, n_dogs=2), role="dog")`` its
 stable-baselines3 ``VecEnv`` with one slot per dog (parameter sharing), which ``python
@@ -24,9 +24,10 @@ observation space  ``Box(-1, 1, (24 + 5 (D' + K),), float32)`` per dog, in its f
                    ``K = min(observed_sheep, n_sheep)`` for the nearest sheep (nearest
                    first), the pen's offset, the flock's summary and Strömbom's target
                    point (54 values for two dogs)
-reward             the same for every dog: ``success_reward`` on the step the flock is
-                   penned, plus the potential-based shaping (the flock's progress,
-                   and each dog's distance to Strömbom's target point)
+reward             per dog: ``success_reward`` (the same for every dog) on the step the
+                   flock is penned, plus the dog's own potential-based shaping (the
+                   flock's progress, shared, minus the dog's distance to Strömbom's
+                   target point, its own)
 episode end        at least ``success_fraction`` of the sheep in the pen, or
                    ``time_limit`` steps (``max_cycles``): both terminations;
                    ``truncations`` are always False
@@ -88,7 +89,13 @@ class HerdingParallelEnv(TaskParallelEnv):
 
 
 class HerdingVectorEnv(TeamVectorEnv):
-    """``num_envs`` herding environments in one batch (:mod:`steer_env.envs.team_vector`)."""
+    """``num_envs`` herding environments in one batch (:mod:`steer_env.envs.team_vector`).
+
+    Its infos are the parallel env's, batched: each dog's reward terms
+    (``reward_success``, ``reward_shaping``) ``(E, k)``, what the environment measured
+    (``penned``, ``flock_distance`` and the outcome keys) ``(E,)``, plus
+    ``in_game (E, k)`` and ``done (E,)``; the same keys and shapes at reset. On the
+    step that starts an environment's next episode they are that episode's reset infos."""
 
     task = HERDING
 

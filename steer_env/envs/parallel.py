@@ -5,6 +5,7 @@ task and documented them."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
@@ -24,7 +25,7 @@ from steer_env.envs.base import (
     validate_seed,
 )
 from steer_env.tasks import TaskSpec
-from steer_env.tasks.config import time_limit_alias
+from steer_env.tasks.config import check_overrides, time_limit_alias
 
 
 class TaskParallelEnv(ParallelEnv):
@@ -239,6 +240,16 @@ class AECForm(parallel_to_aec_wrapper):
         super().step(action)
 
 
+def accepted(task: TaskSpec) -> tuple[str, ...]:
+    """The keyword arguments of a task's PettingZoo module functions: its config's fields,
+    ``render_mode`` and ``max_cycles``."""
+    return (*(f.name for f in dataclasses.fields(task.config())), "render_mode", "max_cycles")
+
+
+def _as_is(name: str, value: Any) -> Any:
+    return value
+
+
 class ModuleFunctions(NamedTuple):
     """The functions of a task's PettingZoo module, PettingZoo's convention."""
 
@@ -254,25 +265,34 @@ def module_functions(parallel_class: type[TaskParallelEnv], vector_class: type) 
     documented as that module's functions."""
     from pettingzoo.utils.wrappers import OrderEnforcingWrapper
 
+    def bound(kwargs: dict[str, Any]) -> dict[str, Any]:
+        """``kwargs`` for the module's classes. Their task is the module's: ``task`` is
+        not an argument of the module's functions, and is refused as any unknown keyword
+        is (:class:`~steer_env.tasks.config.UnknownArgumentError` listing the accepted
+        ones), not passed on as a task."""
+        if "task" in kwargs:
+            check_overrides({"task": kwargs["task"]}, accepted(parallel_class.task), _as_is)
+        return kwargs
+
     def parallel_env(**kwargs: Any) -> TaskParallelEnv:
         """The ``ParallelEnv`` (keyword arguments: see the module docstring)."""
-        return parallel_class(**kwargs)
+        return parallel_class(**bound(kwargs))
 
     def raw_env(**kwargs: Any) -> AECForm:
         """The AEC form without PettingZoo's order-enforcing wrapper (agents act in turn;
         the step is simulated when the last live agent has acted)."""
-        return AECForm(parallel_class(**kwargs))
+        return AECForm(parallel_class(**bound(kwargs)))
 
     def env(**kwargs: Any) -> Any:
         """The AEC form as PettingZoo's ``parallel_to_aec`` returns it (order enforced)."""
-        return OrderEnforcingWrapper(AECForm(parallel_class(**kwargs)))
+        return OrderEnforcingWrapper(AECForm(parallel_class(**bound(kwargs))))
 
     def vector_env(num_envs: int = 1, **kwargs: Any) -> Any:
         """The native batched form: ``num_envs`` environments stepped by one compiled call
         (arrays ``(E, k, ...)``; see :mod:`steer_env.envs.team_vector`). Environment ``i``
         of ``vector_env(E, **cfg).reset(seed=s)`` equals
         ``parallel_env(**cfg).reset(seed=s + i)``."""
-        return vector_class(num_envs, **kwargs)
+        return vector_class(num_envs, **bound(kwargs))
 
     functions = ModuleFunctions(parallel_env, raw_env, env, vector_env)
     for function in functions:

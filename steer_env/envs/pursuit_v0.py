@@ -71,7 +71,12 @@ class PursuitParallelEnv(TaskParallelEnv):
 
 
 class PursuitVectorEnv(TeamVectorEnv):
-    """``num_envs`` pursuit environments in one batch (:mod:`steer_env.envs.team_vector`)."""
+    """``num_envs`` pursuit environments in one batch (:mod:`steer_env.envs.team_vector`).
+
+    Its infos hold the Gymnasium env's keys: the agent's own values (``distance``,
+    ``reward_capture``, ``reward_escape``, ``reward_shaping``) as ``(E, k)`` arrays, the
+    outcome (``is_success``, ``capture_step``) as ``(E,)`` ones, plus ``in_game (E, k)``
+    and ``done (E,)``; the same keys and shapes at reset."""
 
     task = PURSUIT
 

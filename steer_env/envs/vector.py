@@ -7,10 +7,10 @@ actions. All three of Gymnasium's autoreset modes are supported
 (``gym.make_vec(id, n, autoreset_mode=gym.vector.AutoresetMode.SAME_STEP)``):
 
 * ``NEXT_STEP`` (default): the step after an environment's episode ends resets it
-  (ignoring its action) and returns its first observation with reward 0;
+  (ignoring its action) and returns its first observation and reset infos with reward 0;
 * ``SAME_STEP``: an environment whose episode ends is reset within the same step; the
-  observation returned is the new episode's, the last one is in ``infos["final_obs"]``
-  and the final step's infos in ``infos["final_info"]``;
+  observation and infos returned are the new episode's (as its ``reset()`` gives them),
+  the last ones are in ``infos["final_obs"]`` and ``infos["final_info"]``;
 * ``DISABLED``: nothing resets by itself; call ``reset(options={"reset_mask": mask})``
   before stepping an environment whose episode ended (stepping it raises otherwise).
 """
@@ -90,6 +90,21 @@ def reset_envs(
         batch.reset(envs[keyed[envs]], None, obs)
     keyed[envs] = True
     return envs, obs
+
+
+def restarted_infos(
+    step: dict[str, NDArray], reset: dict[str, NDArray], restarted: NDArray[np.intp]
+) -> dict[str, NDArray]:
+    """``step``'s infos with the rows of the environments ``restarted`` on this step (reset
+    instead of stepped: the NEXT_STEP autoreset) taken from ``reset``, the infos of the
+    state they were reset to, as a single env's ``reset()`` returns them. The step's
+    results hold nothing for environments that did not step."""
+    infos: dict[str, NDArray] = {}
+    for name, value in step.items():
+        value = np.array(value)  # a copy: the step's arrays may be the results' own
+        value[restarted] = np.asarray(reset[name])[restarted]
+        infos[name] = value
+    return infos
 
 
 def with_masks(values: dict[str, NDArray], num_envs: int) -> dict[str, NDArray]:
@@ -215,6 +230,7 @@ class SteerVectorEnv(VectorEnv):
         ended = self._ended
         mode = self.autoreset_mode
         active = None
+        restart = None
         if ended.any():
             if mode == AutoresetMode.DISABLED:
                 raise ResetNeeded(
@@ -233,22 +249,26 @@ class SteerVectorEnv(VectorEnv):
         terminated = result.terminated[:, 0]
         truncated = self._truncated(result.done)
         done = result.done | truncated
-        infos = with_masks(
-            self.task.vector_step_info(result, self.batch, result.done), self.num_envs
-        )
+        values = self.task.vector_step_info(result, self.batch, result.done)
+        if restart is not None:
+            values = restarted_infos(values, self.task.vector_reset_info(self.batch), restart)
+        infos = with_masks(values, self.num_envs)
         if mode == AutoresetMode.SAME_STEP and done.any():
             finished = np.flatnonzero(done)
             final_obs = np.empty(self.num_envs, dtype=object)
             for i in finished.tolist():
                 final_obs[i] = obs[i].copy()
-            infos["final_obs"] = final_obs
-            infos["_final_obs"] = done
-            infos["final_info"] = {
-                k: v for k, v in infos.items() if k not in ("final_obs", "_final_obs")
-            }
-            infos["_final_info"] = done
+            final_info = infos
             obs = obs.copy()
             obs[finished] = self.batch.reset(finished)[finished, 0]
+            # As Gymnasium's SyncVectorEnv: the final step's infos in final_info, and the
+            # new episode's reset infos in the finished environments' rows.
+            reset = self.task.vector_reset_info(self.batch)
+            infos = with_masks(restarted_infos(values, reset, finished), self.num_envs)
+            infos["final_obs"] = final_obs
+            infos["_final_obs"] = done
+            infos["final_info"] = final_info
+            infos["_final_info"] = done
             self._ended[:] = False
             if self._scenes is not None:
                 self._scenes.restart(finished.tolist())

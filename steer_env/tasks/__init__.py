@@ -182,13 +182,29 @@ class Task(TaskSpec, SharedOutcomeInfos):
             )
         return _step_info(row.distance, row.capture, row.escape, row.shaping, False, -1)
 
+    def vector_agent_info(self, result: Any, batch: Any) -> dict[str, Any]:
+        """Each agent's distance to its nearest opponent and reward terms, ``(E, k)``."""
+        if result is None:
+            zeros = np.zeros((batch.num_envs, batch.n_agents))
+            distance, capture, escape, shaping = (
+                batch.nearest_opponent_distance(), zeros, zeros.copy(), zeros.copy()
+            )  # fmt: skip
+        else:
+            distance, capture, escape, shaping = (
+                result.distance, result.reward_capture, result.reward_escape,
+                result.reward_shaping,
+            )  # fmt: skip
+        return {
+            "distance": distance,
+            "reward_capture": capture,
+            "reward_escape": escape,
+            "reward_shaping": shaping,
+        }
+
     def vector_reset_info(self, batch: Any) -> dict[str, Any]:
         e = batch.num_envs
-        return pursuit_evasion_rules.step_info(
-            batch.nearest_opponent_distance()[:, 0],
-            np.zeros(e),
-            np.zeros(e),
-            np.zeros(e),
+        return self._vector_info(
+            self.vector_agent_info(None, batch),
             np.zeros(e, dtype=bool),
             np.full(e, -1, dtype=np.int64),
         )
@@ -204,11 +220,16 @@ class Task(TaskSpec, SharedOutcomeInfos):
         else:  # most steps: no outcome to read, so none is computed
             is_success = np.zeros(e, dtype=bool)
             capture_step = np.full(e, -1, dtype=np.int64)
+        return self._vector_info(self.vector_agent_info(result, batch), is_success, capture_step)
+
+    @staticmethod
+    def _vector_info(agent: dict[str, Any], is_success: Any, capture_step: Any) -> dict[str, Any]:
+        """The vector env's infos: agent 0's column of ``agent``, then the outcome."""
         return pursuit_evasion_rules.step_info(
-            result.distance[:, 0],
-            result.reward_capture[:, 0],
-            result.reward_escape[:, 0],
-            result.reward_shaping[:, 0],
+            agent["distance"][:, 0],
+            agent["reward_capture"][:, 0],
+            agent["reward_escape"][:, 0],
+            agent["reward_shaping"][:, 0],
             is_success,
             capture_step,
         )

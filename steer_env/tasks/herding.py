@@ -611,13 +611,25 @@ class HerdingTask(TaskSpec, SharedOutcomeInfos):
         rewards = {"success": np.asarray([row.success]), "shaping": np.asarray([row.shaping])}
         return _scalars(self._info(env, rewards, np.asarray([row.done]), batch))
 
+    def vector_agent_info(self, result: Any, batch: Any) -> dict[str, Any]:
+        """Each dog's reward terms, ``(E, k)``: the success term is the same for every dog,
+        the shaping term each dog's own (its distance to Strömbom's point)."""
+        if result is None:
+            zeros = np.zeros((batch.num_envs, batch.n_agents))
+            return {"reward_success": zeros, "reward_shaping": zeros.copy()}
+        return {"reward_success": result.reward_success, "reward_shaping": result.reward_shaping}
+
     def vector_reset_info(self, batch: Any) -> dict[str, Any]:
         env, rewards = self._reset_fields(batch)
         return self._info(env, rewards, np.zeros(batch.num_envs, dtype=bool), batch)
 
     def vector_step_info(self, result: Any, batch: Any, ended: Any) -> dict[str, Any]:
         env = {name: getattr(result, name) for name in rules.ENV_RESULT.names}
-        rewards = {"success": result.reward_success[:, 0], "shaping": result.reward_shaping[:, 0]}
+        agent = self.vector_agent_info(result, batch)
+        rewards = {
+            "success": agent["reward_success"][:, 0],
+            "shaping": agent["reward_shaping"][:, 0],
+        }
         return self._info(env, rewards, ended, batch)
 
     def final_info(self, result: Any, batch: Any, envs: Any) -> list[dict[str, Any]]:

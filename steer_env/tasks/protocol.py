@@ -255,6 +255,13 @@ class SharedOutcomeInfos(SingleAgentInfos, TeamInfos):
     #: The role of the learned agents.
     learned_team: str
 
+    @abstractmethod
+    def vector_agent_info(self, result: Any, batch: Any) -> dict[str, Any]:
+        """The infos that are each learned agent's own (its reward terms, what it measured),
+        ``(num_envs, k)`` arrays, after a step whose decoded results are ``result`` (None:
+        after a reset). The single-agent front ends report agent 0's column, the batched
+        team form every agent's."""
+
     def agent_infos(self, rows: Any, batch: Any) -> list[dict[str, Any]]:
         if rows is None:
             info = self.reset_info(batch)
@@ -265,15 +272,22 @@ class SharedOutcomeInfos(SingleAgentInfos, TeamInfos):
         return np.ones((batch.num_envs, batch.n_agents), dtype=bool)
 
     def vector_infos(self, result: Any, batch: Any) -> dict[str, Any]:
-        """The native vector env's infos (``(E,)`` arrays), plus ``in_game`` ``(E, k)``
-        and ``done`` ``(E,)``."""
+        """The native vector env's infos: those of the environment ``(E,)`` (its outcome),
+        each agent's own ``(E, k)`` (:meth:`vector_agent_info`: the values the
+        PettingZoo env gives each agent), plus ``in_game`` ``(E, k)`` and ``done``
+        ``(E,)``."""
         if result is None:
             info = self.vector_reset_info(batch)
             done = np.zeros(batch.num_envs, dtype=bool)
         else:
             done = result.done.copy()
             info = self.vector_step_info(result, batch, done)
-        return {**info, "in_game": self.in_game(batch) & ~done[:, None], "done": done}
+        return {
+            **info,
+            **self.vector_agent_info(result, batch),
+            "in_game": self.in_game(batch) & ~done[:, None],
+            "done": done,
+        }
 
     def agent_success(self, infos: Any, role: str) -> Any:
         """Every agent of the learned role succeeds with its environment's outcome."""
