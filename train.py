@@ -229,7 +229,7 @@ def train(opts: dict[str, Any], paths: RunPaths, previous: dict[str, Any], resum
 
     # ---- The engine compiles on its first use (a fresh install): pay it, or load it from
     # the cache, before the training clock starts, and say so when it was a compile.
-    warmup_s = sb3.warm_engine(env_id)
+    warmup_s = sb3.warm_engine(env_id, make_env)
 
     # ---- Model: new, from --init-model's weights, or the latest checkpoint; the session's seed.
     model = sb3.build_model(opts, hp, train_env, device, paths, session, start)

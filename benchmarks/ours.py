@@ -456,6 +456,21 @@ t1 = time.perf_counter()
 print(t1 - t0, warm([sys.argv[1]])[sys.argv[1]])
 """
 
+#: What ``python train.py --env NAME`` pays before its training clock starts: its warm-up
+#: (:func:`agents.training.sb3.warm_engine`, a one-env copy of the default run's env).
+_TRAIN_WARM_SNIPPET = """
+import contextlib, io, sys, time
+t0 = time.perf_counter()
+from agents.training import sb3
+from steer_env.tasks import REGISTRY
+t1 = time.perf_counter()
+env = REGISTRY[sys.argv[1]].env_id
+make_env, _, _ = sb3.env_factory({"env": env, "config": {}}, {})
+with contextlib.redirect_stdout(io.StringIO()):
+    seconds = sb3.warm_engine(env, make_env)
+print(t1 - t0, seconds)
+"""
+
 
 def _fresh_process(snippet: str, name: str, env: dict[str, str]) -> tuple[float, float]:
     """``(import seconds, measured seconds)`` of ``snippet`` run for ``name`` in a new
@@ -472,7 +487,10 @@ def bench_compile(names: list[str] | None = None) -> list[Row]:
     reset it, step it once), in a fresh process with an empty numba cache (it compiles what
     it needs) and again with the cache that process wrote (it loads); then the warm-up of
     the task (every env form with every named strategy, :func:`steer_env.warmup.warm`) with
-    an empty cache. The numpy library's first use (its gallery) likewise."""
+    an empty cache, and what ``python train.py --env NAME`` pays before it trains (its
+    warm-up of the run's own env) with an empty cache. The numpy library's first use (its
+    gallery) likewise."""
+    from steer_env.tasks import REGISTRY
     from steer_env.warmup import LIBRARY, targets
 
     rows = []
@@ -508,7 +526,28 @@ def bench_compile(names: list[str] | None = None) -> list[Row]:
                     note=f"python -m steer_env.warmup --tasks {name}; import {imp:.2f} s",
                 )
             )
+        if REGISTRY[name].env_id is None or not _has_module("stable_baselines3"):
+            continue
+        with tempfile.TemporaryDirectory() as cache:
+            env = dict(os.environ, NUMBA_CACHE_DIR=cache)
+            imp, first = _fresh_process(_TRAIN_WARM_SNIPPET, name, env)
+            rows.append(
+                Row(
+                    "compile",
+                    f"train.py's warm-up of {name}, empty cache: compiles",
+                    None,
+                    "s",
+                    [first],
+                    note=f"python train.py --env {name}, before training; import {imp:.2f} s",
+                )
+            )
     return rows
+
+
+def _has_module(name: str) -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec(name) is not None
 
 
 def main(argv: list[str]) -> None:

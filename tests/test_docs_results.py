@@ -128,8 +128,9 @@ def test_herding_results_file_is_what_the_herding_section_writes():
 
 
 def test_compile_results_file_is_what_the_compile_section_writes():
-    """Each task's first step with an empty and then a filled numba cache and its warm-up;
-    the numpy library's first use."""
+    """Each task's first step with an empty and then a filled numba cache, its warm-up and
+    train.py's warm-up (the tasks with a Gymnasium env); the numpy library's first use."""
+    from steer_env.tasks import REGISTRY
     from steer_env.warmup import targets
 
     data = load("results_compile.json")
@@ -142,6 +143,8 @@ def test_compile_results_file_is_what_the_compile_section_writes():
         expected += [f"{what} of {name}, filled cache: loads"]
         if name != "library":
             expected += [f"warm-up of {name}, empty cache: compiles"]
+            if REGISTRY[name].env_id is not None:
+                expected += [f"train.py's warm-up of {name}, empty cache: compiles"]
     assert names == expected
     assert all(r["section"] == "compile" and r["unit"] == "s" for r in data["rows"])
     assert all(r["median"] > 0 for r in data["rows"])

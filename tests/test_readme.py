@@ -227,3 +227,18 @@ def test_readme_first_step_seconds_are_the_compile_results_file():
         f"later processes {min(warm):.2f} to {max(warm):.2f} s"
     ) in text
     assert "`python -m benchmarks --sections compile`" in text
+
+
+def test_readme_train_warm_up_seconds_are_the_compile_results_file():
+    """The README's train.py warm-up and the whole-task warm-up of Pursuit-v0 are the
+    compile results file's rows."""
+    data = json.loads((ROOT / "benchmarks" / "results_compile.json").read_text())
+    rows = {r["name"]: r["median"] for r in data["rows"]}
+    train = rows["train.py's warm-up of pursuit, empty cache: compiles"]
+    whole = rows["warm-up of pursuit, empty cache: compiles"]
+    assert train < whole
+    text = " ".join(TEXT.split())
+    assert (
+        f"before its training clock starts: {train:.1f} s for Pursuit-v0 in a fresh install, "
+        f"where warming every form and strategy of the task takes {whole:.1f} s"
+    ) in text

@@ -12,6 +12,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import steer_env  # noqa: F401
@@ -164,3 +165,37 @@ def test_train_py_runs_without_pettingzoo(env, tmp_path):
     assert "pettingzoo" not in (r.stdout + r.stderr).lower()
     (run,) = [p for p in tmp_path.iterdir() if p.is_dir()]
     assert json.loads((run / "config.json").read_text())["status"] == "finished"
+
+
+@pytest.mark.parametrize(
+    ("env", "config", "strategies"),
+    [
+        ("steer_env/Evasion-v0", {}, {("classic pursuer",)}),
+        ("steer_env/Pursuit-v0", {"opponent_strategy": "flow"}, None),
+        ("steer_env/Herding-v0", {"n_dogs": 2, "n_sheep": 5}, None),
+    ],
+)
+def test_train_py_warms_what_its_run_steps_and_nothing_else(env, config, strategies, monkeypatch):
+    """train.py's warm-up steps a one-env copy of its training env only: not the task's
+    other forms, nor the strategies registered for the opponents' role (evasion has four
+    pursuer strategies; each would compile its own specialised step in a fresh install)."""
+    from agents.training import sb3
+    from steer_env.engine.batch import Batch
+
+    opts = {"env": env, "config": config}
+    make_env, _, _ = sb3.env_factory(opts, dict(config))
+    stepped: list[tuple[str, ...]] = []
+    step = Batch.step
+
+    def recording(self, *args, **kwargs):
+        stepped.append(tuple(s.name for s in self.strategies))
+        return step(self, *args, **kwargs)
+
+    monkeypatch.setattr(Batch, "step", recording)
+    sb3.warm_engine(env, make_env)
+    training = make_env(2, 0)
+    training.reset()
+    training.step(np.zeros((training.num_envs, 2), dtype=np.float32))
+    assert len(stepped) == 2 and stepped[0] == stepped[1]  # the warm-up, then the run's env
+    if strategies is not None:
+        assert set(stepped) == strategies

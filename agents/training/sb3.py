@@ -11,6 +11,7 @@ import argparse
 import json
 import re
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -573,15 +574,21 @@ def eval_envs(env: str, episodes: int, config: dict[str, Any] | None = None) -> 
 COMPILE_NOTE_S = 5.0
 
 
-def warm_engine(env: str) -> float:
-    """Compile (or load from numba's cache) the engine of the task of ``env`` in this
-    process (:func:`steer_env.warmup.warm`): the seconds it took, printed when it was a
-    compile (a fresh install, or an engine edited since the cache was written)."""
-    from steer_env.warmup import warm
-
-    name = task_of(env).name
-    seconds = warm([name])[name]
+def warm_engine(env: str, make_env: Callable[[int, int], Any]) -> float:
+    """Compile (or load from numba's cache) what the run steps, in this process: a reset
+    and a step of a one-env copy of its training env (``make_env(n, seed)``: the same task,
+    configuration, scripted strategies and opponents), and nothing else (not the task's
+    other forms and strategies, which :func:`steer_env.warmup.warm` compiles). The seconds
+    it took, printed when it was a compile (a fresh install, or an engine edited since the
+    cache was written)."""
+    t0 = time.perf_counter()
+    venv = make_env(1, 0)
+    venv.reset()
+    venv.step(np.zeros((venv.num_envs, *venv.action_space.shape), dtype=np.float32))
+    venv.close()
+    seconds = time.perf_counter() - t0
     if seconds > COMPILE_NOTE_S:
+        name = task_of(env).name
         print(f"compiled the {name} engine in {seconds:.1f} s (first use; cached from now on)")
     return seconds
 

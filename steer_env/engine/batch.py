@@ -439,7 +439,9 @@ class Batch:
     ) -> StepResult:
         """Advance the ``active`` environments (all by default) by one step with actions
         ``(E, k, 2)`` (float64, validated by the caller). Inactive environments are left as
-        they are: zero rewards, not done, observations of their current state.
+        they are: zero rewards, not done, observations and every other result field of
+        their current state (what the task's reset infos report after a reset: a vector
+        env restarts an environment by resetting it and stepping it inactive).
 
         With ``reuse``, the result is written into buffers that the next ``step(...,
         reuse=True)`` overwrites (the single env's path, which copies what it keeps)."""

@@ -49,7 +49,7 @@ from numpy.typing import NDArray
 
 from steer_env.engine.batch import Batch
 from steer_env.envs.base import RENDER_FPS, module_name, validate_actions, validate_render_mode
-from steer_env.envs.vector import reset_envs, restarted_infos
+from steer_env.envs.vector import reset_envs
 from steer_env.tasks import TaskSpec
 from steer_env.tasks.config import time_limit_alias
 
@@ -150,7 +150,6 @@ class TeamVectorEnv:
         in_game = self.in_game()
         act = self._validate(actions, in_game & ~self._ended[:, None])
         active = None
-        restart = None
         ended = self._ended
         if ended.any():
             # NEXT_STEP autoreset: these envs start their next episode instead of stepping.
@@ -165,8 +164,6 @@ class TeamVectorEnv:
         if self._scenes is not None:
             self._scenes.push()
         infos = self.task.vector_infos(result, self.batch)
-        if restart is not None:
-            infos = restarted_infos(infos, self.task.vector_infos(None, self.batch), restart)
         return (
             result.observation,
             result.reward,

@@ -95,13 +95,12 @@ def reset_envs(
 def restarted_infos(
     step: dict[str, NDArray], reset: dict[str, NDArray], restarted: NDArray[np.intp]
 ) -> dict[str, NDArray]:
-    """``step``'s infos with the rows of the environments ``restarted`` on this step (reset
-    instead of stepped: the NEXT_STEP autoreset) taken from ``reset``, the infos of the
-    state they were reset to, as a single env's ``reset()`` returns them. The step's
-    results hold nothing for environments that did not step."""
+    """``step``'s infos with the rows of the environments ``restarted`` after this step
+    (SAME_STEP autoreset) taken from ``reset``, the infos of the state they were reset to,
+    as a single env's ``reset()`` returns them."""
     infos: dict[str, NDArray] = {}
     for name, value in step.items():
-        value = np.array(value)  # a copy: the step's arrays may be the results' own
+        value = np.array(value)  # a copy: the final step's infos keep theirs
         value[restarted] = np.asarray(reset[name])[restarted]
         infos[name] = value
     return infos
@@ -230,7 +229,6 @@ class SteerVectorEnv(VectorEnv):
         ended = self._ended
         mode = self.autoreset_mode
         active = None
-        restart = None
         if ended.any():
             if mode == AutoresetMode.DISABLED:
                 raise ResetNeeded(
@@ -249,9 +247,9 @@ class SteerVectorEnv(VectorEnv):
         terminated = result.terminated[:, 0]
         truncated = self._truncated(result.done)
         done = result.done | truncated
+        # (An environment restarted instead of stepped reports its reset infos: the step's
+        # results of an inactive environment describe the state it is in.)
         values = self.task.vector_step_info(result, self.batch, result.done)
-        if restart is not None:
-            values = restarted_infos(values, self.task.vector_reset_info(self.batch), restart)
         infos = with_masks(values, self.num_envs)
         if mode == AutoresetMode.SAME_STEP and done.any():
             finished = np.flatnonzero(done)

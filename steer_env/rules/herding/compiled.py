@@ -186,7 +186,8 @@ def settle(
     parent, size,
 ):  # fmt: skip
     """The pen, episode end, rewards and outcome of the environments of the block after
-    their move (zero rewards for inactive ones). ``parent`` and ``size`` are ``(n,)``
+    their move (for inactive ones: zero rewards, not done, and the pen count and flock
+    distance of their current state). ``parent`` and ``size`` are ``(n,)``
     working space."""
     pos, vel = state.position, state.velocity
     k = agent_index.shape[0]
@@ -198,6 +199,11 @@ def settle(
         e = e0 + b
         res_env = env_results[e]
         if not active[e]:
+            # Not stepped (restarted instead): zero rewards, not done, and what its current
+            # state measures (after a reset, the start the infos of a reset report).
+            cx, cy, _, _, _, _, penned = flock_summary(e, pos, vel, vehicles, world)
+            res_env.penned = penned
+            res_env.flock_distance = length(cx - world.pen_x, cy - world.pen_y)
             res_env.done = False
             res_env.timed_out = False
             res_env.is_success = False
