@@ -513,35 +513,24 @@ def bench_compile(names: list[str] | None = None) -> list[Row]:
                 )
         if name == LIBRARY:
             continue
-        with tempfile.TemporaryDirectory() as cache:
-            env = dict(os.environ, NUMBA_CACHE_DIR=cache)
-            imp, first = _fresh_process(_WARM_SNIPPET, name, env)
+        rows.append(
+            _cold_row(_WARM_SNIPPET, name, f"warm-up of {name}",
+                      f"python -m steer_env.warmup --tasks {name}")
+        )  # fmt: skip
+        if REGISTRY[name].env_id is not None and _has_module("stable_baselines3"):
             rows.append(
-                Row(
-                    "compile",
-                    f"warm-up of {name}, empty cache: compiles",
-                    None,
-                    "s",
-                    [first],
-                    note=f"python -m steer_env.warmup --tasks {name}; import {imp:.2f} s",
-                )
-            )
-        if REGISTRY[name].env_id is None or not _has_module("stable_baselines3"):
-            continue
-        with tempfile.TemporaryDirectory() as cache:
-            env = dict(os.environ, NUMBA_CACHE_DIR=cache)
-            imp, first = _fresh_process(_TRAIN_WARM_SNIPPET, name, env)
-            rows.append(
-                Row(
-                    "compile",
-                    f"train.py's warm-up of {name}, empty cache: compiles",
-                    None,
-                    "s",
-                    [first],
-                    note=f"python train.py --env {name}, before training; import {imp:.2f} s",
-                )
-            )
+                _cold_row(_TRAIN_WARM_SNIPPET, name, f"train.py's warm-up of {name}",
+                          f"python train.py --env {name}, before training")
+            )  # fmt: skip
     return rows
+
+
+def _cold_row(snippet: str, name: str, what: str, command: str) -> Row:
+    """The row of ``snippet`` run for ``name`` in a fresh process with an empty cache."""
+    with tempfile.TemporaryDirectory() as cache:
+        imp, seconds = _fresh_process(snippet, name, dict(os.environ, NUMBA_CACHE_DIR=cache))
+    label = f"{what}, empty cache: compiles"
+    return Row("compile", label, None, "s", [seconds], note=f"{command}; import {imp:.2f} s")
 
 
 def _has_module(name: str) -> bool:

@@ -20,21 +20,16 @@ from steer_env.tasks import REGISTRY, TASKS, TEAM_TASKS
 
 #: Configurations drawn per task: short episodes (several autoresets), and the counts and
 #: neighbourhoods that change what the infos read (the rows of departed and restarted envs).
+PURSUIT_EVASION = st.fixed_dictionaries(
+    {
+        "time_limit": st.integers(5, 40),
+        "n_opponents": st.integers(1, 3),
+        "capture_radius": st.sampled_from([0.5, 3.5]),
+    }
+)
 CONFIGS = {
-    "pursuit": st.fixed_dictionaries(
-        {
-            "time_limit": st.integers(5, 40),
-            "n_opponents": st.integers(1, 3),
-            "capture_radius": st.sampled_from([0.5, 3.5]),
-        }
-    ),
-    "evasion": st.fixed_dictionaries(
-        {
-            "time_limit": st.integers(5, 40),
-            "n_opponents": st.integers(1, 3),
-            "capture_radius": st.sampled_from([0.5, 3.5]),
-        }
-    ),
+    "pursuit": PURSUIT_EVASION,
+    "evasion": PURSUIT_EVASION,
     "herding": st.fixed_dictionaries(
         {
             "time_limit": st.integers(5, 40),

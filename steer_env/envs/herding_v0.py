@@ -3,8 +3,8 @@
 ``n_dogs`` learned dogs (default 1; pass ``n_dogs=2``...) herd a flock of ``n_sheep``
 scripted sheep into the pen (task: :mod:`steer_env.tasks.herding`; the single-dog
 Gymnasium form is ``steer_env/Herding-v0``). Every dog gets the team's success reward and
-its own shaping term, and sees the other dogs in its observation. :func:`vector_env` is the native batched form
-(``E`` environments in one compiled call), and
+its own shaping term, and sees the other dogs in its observation. :func:`vector_env` is
+the native batched form (``E`` environments in one compiled call), and
 ``steer_env.envs.sb3.TeamSB3VecEnv(vector_env(E, n_dogs=2), role="dog")`` its
 stable-baselines3 ``VecEnv`` with one slot per dog (parameter sharing), which ``python
 train.py --env herding --set n_dogs=2`` trains one policy on.
