@@ -14,23 +14,26 @@ Evasion-v0: 3); MPE2 and VMAS simple_tag count their 4 agents (landmarks are sta
 Physics sub-steps per env-step (``agent-substeps/s = agent-steps/s * substeps``): steer-env
 1, MPE2 1, VMAS simple_tag 10.
 
-Sections (``--sections``, comma-separated; default all): single, vector, memory, sync, floor,
-flock, sb3, rllib, peers, compile, team, torchrl, herding, training. ``--quick`` shortens every
-measurement (for smoke tests). The ``rllib`` section (``benchmarks/rllib_bench.py``) needs
-``pip install "steer-env[rllib]"``. The ``team`` section (``benchmarks/team.py``) measures the
-team pursuit task (3 pursuers + 1 evader, 4 vehicles) against VMAS ``simple_tag``, MPE2
-``simple_tag_v3`` and SuperSuit's PettingZoo-to-SB3 route, ours and each peer interleaved
-repeat by repeat. The ``torchrl`` section (``benchmarks/torchrl_bench.py``, needs
-``pip install "steer-env[torchrl]"``) measures TorchRL's collector on the first task of
-``--tasks`` at ``--torchrl-n-envs`` envs: the native vector env through ``GymWrapper`` vs
-``SerialEnv`` and ``ParallelEnv`` of single envs, interleaved repeat by repeat. The
-``herding`` section (``benchmarks/herding.py``) measures the herding batch (1 dog + 25 sheep
-per env, ``--herding-n-envs`` envs) against VMAS ``flocking`` in vehicle-steps per second,
-with the single env and the PettingZoo ``parallel_env`` beside it. The ``training`` section
-(``benchmarks/training.py``) trains the default PPO pursuer through the native adapter and
-through ``make_vec_env``, and RLlib's PPO with ``train.py``'s native env runner and with
-RLlib's stock one when ray is installed (``benchmarks/training_rllib.py``), and reports the
-training seconds to 90% and 95% capture on held-out episodes.
+Sections (``--sections``, comma-separated; default all): single, vector, memory, sync,
+floor, flock, sb3, rllib, peers, compile, team, torchrl, herding, obstacles, training.
+``--quick`` shortens every measurement (for smoke tests). The ``rllib`` section
+(``benchmarks/rllib_bench.py``) needs ``pip install "steer-env[rllib]"``. The ``team``
+section (``benchmarks/team.py``) measures the team pursuit task (3 pursuers + 1 evader, 4
+vehicles) against VMAS ``simple_tag``, MPE2 ``simple_tag_v3`` and SuperSuit's
+PettingZoo-to-SB3 route, ours and each peer interleaved repeat by repeat. The ``torchrl``
+section (``benchmarks/torchrl_bench.py``, needs ``pip install "steer-env[torchrl]"``)
+measures TorchRL's collector on the first task of ``--tasks`` at ``--torchrl-n-envs`` envs:
+the native vector env through ``GymWrapper`` vs ``SerialEnv`` and ``ParallelEnv`` of single
+envs, interleaved repeat by repeat. The ``herding`` section (``benchmarks/herding.py``)
+measures the herding batch (1 dog + 25 sheep per env, ``--herding-n-envs`` envs) against
+VMAS ``flocking`` in vehicle-steps per second, with the single env and the PettingZoo
+``parallel_env`` beside it. The ``obstacles`` section (``benchmarks/obstacles.py``) measures
+the native vector env of each task at ``--obstacle-n-envs`` envs in an empty arena and with
+16 obstacles, interleaved. The ``training`` section (``benchmarks/training.py``) trains the
+default PPO pursuer through the native adapter and through ``make_vec_env``, and RLlib's PPO
+with ``train.py``'s native env runner and with RLlib's stock one when ray is installed
+(``benchmarks/training_rllib.py``), and reports the training seconds to 90% and 95% capture
+on held-out episodes.
 """
 
 from __future__ import annotations
@@ -59,6 +62,7 @@ SECTIONS = (
     "team",
     "torchrl",
     "herding",
+    "obstacles",
     "training",
 )
 DEFAULT_JSON = Path(__file__).resolve().parent / "results.json"
@@ -170,6 +174,12 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
         type=positive_int,
         default=8192,
         help="env count of the herding native batch and VMAS flocking rows (default 8192)",
+    )
+    p.add_argument(
+        "--obstacle-n-envs",
+        type=positive_int,
+        default=8192,
+        help="env count of the obstacles rows (default 8192)",
     )
     p.add_argument(
         "--team-sb3-n-envs",
@@ -568,6 +578,7 @@ def ratios(rows: list[Any], args: argparse.Namespace) -> list[dict[str, Any]]:
     out.extend(team_ratios(rows, args))
     out.extend(torchrl_ratios(rows, args))
     out.extend(herding_ratios(rows, args))
+    out.extend(obstacle_ratios(rows, args))
     return [q for q in out if q is not None]
 
 
@@ -623,6 +634,27 @@ def herding_ratios(rows: list[Any], args: argparse.Namespace) -> list[dict[str, 
         ),
         herding_scale_ratio(rows),
     ]
+
+
+def obstacle_ratios(rows: list[Any], args: argparse.Namespace) -> list[dict[str, Any] | None]:
+    """Each task's vector env with obstacles over the same in an empty arena."""
+    from benchmarks import obstacles
+
+    e = args.obstacle_n_envs
+    out = []
+    for name in [*args.envs, *obstacles.EXTRA_ENVS]:
+        out.append(
+            _ratio(
+                f"{name} native vector env, {obstacles.OBSTACLES} obstacles / empty arena, "
+                "env-steps/s",
+                e,
+                _find(rows, "obstacles", e, obstacles.row_name(name, obstacles.OBSTACLES)),
+                _find(rows, "obstacles", e, obstacles.row_name(name, 0)),
+                target=">= 0.5x",
+                ok=lambda v: v >= 0.5,
+            )
+        )
+    return out
 
 
 def herding_scale_ratio(rows: list[Any]) -> dict[str, Any] | None:
@@ -819,6 +851,11 @@ def run(args: argparse.Namespace) -> tuple[list[Any], list[dict[str, Any]]]:
         from benchmarks import herding
 
         herding.run(args.herding_n_envs, r, t, add)
+    if "obstacles" in want:
+        from benchmarks import obstacles
+        from benchmarks.ours import ENVS
+
+        obstacles.run({name: ENVS[name] for name in args.envs}, args.obstacle_n_envs, r, t, add)
     if "training" in want:
         from benchmarks.common import Missing
 

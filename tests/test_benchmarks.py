@@ -263,3 +263,29 @@ def test_a_quick_run_does_not_replace_the_published_results():
     assert bench.parse([]).json == bench.DEFAULT_JSON
     assert bench.parse(["--quick"]).json == bench.QUICK_JSON != bench.DEFAULT_JSON
     assert bench.parse(["--quick", "--json", "x.json"]).json == Path("x.json")
+
+
+def test_obstacles_section_measures_each_task_with_and_without_obstacles(tmp_path):
+    """``--sections obstacles`` prints, per task, the native vector env in an empty arena and
+    with 16 obstacles, and their ratio with its target."""
+    out = tmp_path / "obstacles.json"
+    cmd = [
+        sys.executable, "-m", "benchmarks", "--quick", "--sections", "obstacles",
+        "--obstacle-n-envs", "4", "--repeats", "2", "--time-per-repeat", "0.002",
+        "--tasks", "Pursuit", "--json", str(out),
+    ]  # fmt: skip
+    proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=900)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    result = json.loads(out.read_text())
+    from benchmarks import obstacles
+
+    rows = {r["name"]: r for r in result["rows"]}
+    assert [r["section"] for r in result["rows"]] == ["obstacles"] * 4
+    for name in ("Pursuit", "Herding"):
+        for n in (0, obstacles.OBSTACLES):
+            row = rows[obstacles.row_name(name, n)]
+            assert row["size"] == 4 and row["median"] > 0
+            assert row["min"] <= row["median"] <= row["max"]
+    ratios = {q["name"]: q for q in result["ratios"]}
+    q = ratios["Pursuit native vector env, 16 obstacles / empty arena, env-steps/s"]
+    assert q["target"] == ">= 0.5x" and q["min"] <= q["value"] <= q["max"]

@@ -9,11 +9,15 @@ import pytest
 from steer_env import behaviors, combine
 from steer_env.engine import layout
 from steer_env.engine.batch import Batch, VehicleSpec
+from steer_env.engine.layout import ObstacleField
 from steer_env.engine.strategy import Behavior, Strategy
 from steer_env.envs import streams
 from steer_env.rules.pursuit_evasion import World
 from steer_env.tasks import get_task
 from steer_env.tasks.pursuit_evasion import classic_evader, classic_pursuer
+
+#: A fixed layout of two obstacles, in every environment.
+TWO_OBSTACLES = ObstacleField(layout=((0.0, 0.0, 2.0), (6.0, -4.0, 1.5)))
 
 
 def _world(**changes):
@@ -304,9 +308,13 @@ def test_every_behaviour_of_the_library_runs_in_a_strategy(kind):
     chaser = VehicleSpec("pursuer", strategy, 1.0, 3.0, 5.0, 0.3)
     batch = Batch(
         [chaser, chaser, mover, mover],
-        _world(observed_teammates=0, capture_radius=0.1, min_start_distance=1.0),
+        _world(
+            observed_teammates=0,
+            capture_radius=0.1,
+            min_start_distance=1.0,
+            obstacles=TWO_OBSTACLES,
+        ),
         8,
-        obstacles=[[0.0, 0.0, 2.0], [6.0, -4.0, 1.5]],
         path=[[-8.0, -8.0], [8.0, -8.0], [8.0, 8.0]],
     )
     batch.reset(None, _keys(8))
@@ -319,6 +327,10 @@ def test_every_behaviour_of_the_library_runs_in_a_strategy(kind):
         batch.step(np.zeros((8, 0, 2)))
         moved += float(np.abs(batch.state.position - before).sum())
         assert np.all(np.abs(batch.state.position) <= 12.5)
+        edge = np.linalg.norm(
+            batch.state.position[:, :, None, :] - batch.state.obstacles[:, None, :, :2], axis=-1
+        )
+        assert np.all(edge - batch.state.obstacles[:, None, :, 2] >= 0.3 - 1e-9)
     assert moved > 0
 
 
@@ -327,9 +339,8 @@ def _every_kind_batch(strategy, specialise):
     chaser = VehicleSpec("pursuer", strategy, 1.0, 3.0, 5.0, 0.3)
     return Batch(
         [VehicleSpec("pursuer", None, 1.0, 3.0, 5.0, 0.3), chaser, mover, mover],
-        _world(capture_radius=0.1, min_start_distance=1.0),
+        _world(capture_radius=0.1, min_start_distance=1.0, obstacles=TWO_OBSTACLES),
         8,
-        obstacles=[[0.0, 0.0, 2.0], [6.0, -4.0, 1.5]],
         path=[[-8.0, -8.0], [8.0, -8.0], [8.0, 8.0]],
         specialise=specialise,
     )

@@ -35,7 +35,7 @@ def _contains(doc: str, table: str) -> bool:
 
 @pytest.mark.parametrize("env_class", [PursuitEnv, EvasionEnv])
 def test_single_agent_docstrings_show_the_feature_table(env_class):
-    assert _contains(env_class.__doc__, pe.FEATURES.markdown(omit=("teammate",)))
+    assert _contains(env_class.__doc__, pe.FEATURES.markdown({"opponent": "K"}, ("teammate",)))
 
 
 def test_herding_docstrings_show_the_feature_table():
@@ -49,7 +49,7 @@ def test_one_agent_pettingzoo_docstrings_show_the_feature_table(module):
 
 
 def test_team_docstring_shows_the_feature_table():
-    assert _contains(team_pursuit_v0.__doc__, pe.FEATURES.rst({"teammate": "T"}))
+    assert _contains(team_pursuit_v0.__doc__, pe.FEATURES.rst({"teammate": "T", "opponent": "O"}))
 
 
 @pytest.mark.parametrize("name", ["pursuit", "evasion"])
@@ -132,16 +132,18 @@ def test_tables_reject_ambiguous_or_out_of_range_features():
 
 
 @settings(max_examples=30, deadline=None)
-@given(teammates=st.integers(0, 6), opponents=st.integers(0, 6))
-def test_positions_tile_the_vector(teammates, opponents):
+@given(teammates=st.integers(0, 6), opponents=st.integers(0, 6), obstacles=st.integers(0, 6))
+def test_positions_tile_the_vector(teammates, opponents, obstacles):
     """Every position of the vector has exactly one (group, slot, feature) name."""
 
     class W:
         observed_teammates = teammates
         observed_opponents = opponents
+        observed_obstacles = obstacles
 
     names = pe.FEATURES.names(W)
-    assert len(names) == len(set(names)) == pe.FEATURES.size(W) == 11 + 5 * (teammates + opponents)
+    assert len(names) == len(set(names)) == pe.FEATURES.size(W)
+    assert len(names) == 11 + 5 * (teammates + opponents) + 4 * obstacles
     for i, name in enumerate(names):
         group, _, feature = name.rpartition(".")
         if group:

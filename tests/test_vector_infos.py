@@ -25,6 +25,7 @@ PURSUIT_EVASION = st.fixed_dictionaries(
         "time_limit": st.integers(5, 40),
         "n_opponents": st.integers(1, 3),
         "capture_radius": st.sampled_from([0.5, 3.5]),
+        "n_obstacles": st.sampled_from([0, 5]),
     }
 )
 CONFIGS = {
@@ -36,6 +37,7 @@ CONFIGS = {
             "n_sheep": st.integers(1, 12),
             "local_centre": st.integers(1, 12),
             "pen_radius": st.sampled_from([4.0, 15.0]),
+            "n_obstacles": st.sampled_from([0, 5]),
         }
     ),
     "team_pursuit": st.fixed_dictionaries(
@@ -45,6 +47,7 @@ CONFIGS = {
             "n_evaders": st.integers(1, 2),
             "learned": st.sampled_from(["pursuers", "evaders", "both"]),
             "capture_radius": st.sampled_from([0.5, 3.0]),
+            "n_obstacles": st.sampled_from([0, 5]),
         }
     ),
 }

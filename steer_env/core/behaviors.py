@@ -402,6 +402,8 @@ def obstacle_avoidance(
     orad = 0.0
     found = False
     for k in range(radii.shape[0]):
+        if not radii[k] > 0.0:
+            continue  # an empty row of an obstacle table
         lx, ly = to_local(centers[k, 0] - px, centers[k, 1] - py, hx, hy)
         grown = radii[k] + radius
         if lx + grown >= 0.0 and lx - grown <= box and abs(ly) < grown:
@@ -450,24 +452,28 @@ def hide(
     slowing_radius, distance_from_boundary,
 ):  # fmt: skip
     """:func:`arrive` at the nearest :func:`hiding_spot`; with no obstacles, :func:`evade`
-    the hunter (Buckland's ``Hide``)."""
-    if radii.shape[0] == 0:
-        return evade(
-            px, py, vx, vy, max_speed, hunter_px, hunter_py, hunter_vx, hunter_vy, math.inf,
-            math.inf, 0.0, 0,
-        )  # fmt: skip
+    the hunter (Buckland's ``Hide``). Rows of radius 0 are no obstacle."""
+    found = False
     best = math.inf
     bx = 0.0
     by = 0.0
     for k in range(radii.shape[0]):
+        if not radii[k] > 0.0:
+            continue
         sx, sy = hiding_spot(
             hunter_px, hunter_py, centers[k, 0], centers[k, 1], radii[k], distance_from_boundary
         )
         d = length(sx - px, sy - py)
-        if k == 0 or d < best:
+        if not found or d < best:
             best = d
             bx = sx
             by = sy
+            found = True
+    if not found:
+        return evade(
+            px, py, vx, vy, max_speed, hunter_px, hunter_py, hunter_vx, hunter_vy, math.inf,
+            math.inf, 0.0, 0,
+        )  # fmt: skip
     return arrive(px, py, vx, vy, bx, by, max_speed, slowing_radius, math.inf)
 
 

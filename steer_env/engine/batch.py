@@ -200,8 +200,6 @@ def _scene_array(name: str, value: object, width: int) -> NDArray[np.float64]:
             raise ValueError(f"{name} must have shape (n, {width}), got {arr.shape}")
         if not np.all(np.isfinite(arr)):
             raise ValueError(f"{name} must be finite")
-        if width == 3 and np.any(arr[:, 2] <= 0):
-            raise ValueError("obstacles must have radii > 0 (column 2)")
     arr.setflags(write=False)
     return arr
 
@@ -216,8 +214,10 @@ class Batch:
     * ``vehicles``: ``(n,)`` :data:`~layout.VEHICLE` records (``mass``, ``max_speed``,
       ``max_force``, ``radius``, ``team``...), read-only;
     * ``agent_index``: ``(k,)`` vehicle index of each learned agent;
-    * ``scene``: ``(obstacles, path)``, ``(M, 3)`` circles ``(x, y, radius)`` and a ``(P, 2)``
-      polyline that obstacle avoidance, hide and path following use (empty by default);
+    * ``scene``: ``(path,)``, a ``(P, 2)`` polyline that path following uses (empty by
+      default); the obstacles are each environment's, ``state.obstacles`` ``(E, M, 3)``
+      (the world's :class:`~steer_env.engine.layout.ObstacleField`: its fixed layout in
+      every environment, or placed anew at each reset);
     * ``obs_dim``: observation length of an agent;
     * ``rules``: the task's rules package (:mod:`steer_env.rules`), named by ``world``:
       its team names, records and compiled step.
@@ -236,7 +236,6 @@ class Batch:
         roster: Sequence[VehicleSpec],
         world: Any,
         num_envs: int,
-        obstacles: NDArray[np.floating] | None = None,
         path: NDArray[np.floating] | None = None,
         specialise: bool = False,
     ) -> None:
@@ -246,7 +245,7 @@ class Batch:
         check_num_envs(num_envs)
         self.roster = tuple(roster)
         self.world = world
-        self.scene = (_scene_array("obstacles", obstacles, 3), _scene_array("path", path, 2))
+        self.scene = (_scene_array("path", path, 2),)
         self.num_envs = int(num_envs)
         self.specialise = bool(specialise)
         n = len(self.roster)
@@ -292,9 +291,12 @@ class Batch:
         self.n_agents = len(agents)
         self.obs_dim = world.obs_dim
         self._world = world.record()
+        field = world.obstacles
         self.state = layout.empty_state(
-            self.num_envs, n, self.n_agents, getattr(self.rules, "EPISODE", None)
+            self.num_envs, n, self.n_agents, getattr(self.rules, "EPISODE", None), field.slots
         )
+        if field.layout:
+            self.state.obstacles[:] = np.asarray(field.layout, dtype=np.float64)
         self._all = np.arange(self.num_envs, dtype=np.int64)
         self._every = np.ones(self.num_envs, dtype=np.bool_)
         rules = self.rules

@@ -1,6 +1,7 @@
 """The egocentric observation every task's learned agents share: the agent itself (its
 velocity, the walls, the elapsed time), then slots for the nearest vehicles of its own team
-and of the others, nearest first.
+and of the others, nearest first; and, last in every task's table, slots for the nearest
+obstacles (:data:`OBSTACLES`).
 
 These are the feature groups a rules package puts at the head of its
 :class:`~steer_env.engine.features.FeatureTable` (naming the slot groups as it likes: the
@@ -62,6 +63,29 @@ def other_rows(who: str, article: str) -> tuple[tuple[int, str], ...]:
     )
 
 
+#: One observed obstacle's slot (the obstacles nearest to the agent's body first).
+OBSTACLE = (
+    Feature("offset_forward", "offset to the obstacle's nearest point, forward / arena diagonal"),
+    Feature("offset_side", "offset to the obstacle's nearest point, side / arena diagonal"),
+    Feature("radius", "obstacle radius / arena_size", 0.0, 1.0),
+    Feature("present", "1 if the slot holds an obstacle, 0 if it is padding", 0.0, 1.0),
+)
+
+#: The ``observed_obstacles`` obstacles whose surface is nearest to the agent, nearest
+#: first, empty slots all zero: the last group of every task's feature table (so a world
+#: without obstacles observes what it did before obstacles existed).
+OBSTACLES = FeatureGroup(
+    "obstacle",
+    OBSTACLE,
+    "observed_obstacles",
+    (
+        (2, "offset to obstacle k's nearest edge point / arena diagonal"),
+        (1, "obstacle k's radius / arena_size"),
+        (1, "1 if slot k holds an obstacle, 0 if it is padding"),
+    ),
+)
+
+
 def _slot_index(name: str) -> int:
     return [f.name for f in OTHER].index(name)
 
@@ -79,6 +103,10 @@ TIME = SELF.index("time")
 OTHER_POSITION = _slot_index("position_forward")
 OTHER_VELOCITY = _slot_index("velocity_forward")
 OTHER_PRESENT = _slot_index("present")
+OBSTACLE_WIDTH = OBSTACLES.width
+OBSTACLE_OFFSET = OBSTACLES.index("offset_forward")
+OBSTACLE_RADIUS = OBSTACLES.index("radius")
+OBSTACLE_PRESENT = OBSTACLES.index("present")
 for _wall in (WEST_WALL, EAST_WALL, SOUTH_WALL, NORTH_WALL):
     # The writer puts each wall's (forward, side) pair side by side.
     assert SELF.features[_wall + 1].name.endswith("_side")

@@ -20,6 +20,7 @@ The state itself is :class:`State`, a named tuple of arrays. Units: m, s, kg, N.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import NamedTuple
 
 import numpy as np
@@ -162,14 +163,64 @@ STRATEGY = np.dtype(
 )
 
 
+@dataclass(frozen=True)
+class ObstacleField:
+    """The circular obstacles of every environment of a batch: a fixed ``layout`` of
+    ``(x, y, radius)`` circles, or ``count`` circles placed anew at each reset from the
+    environment's stream (radii uniform in ``[radius_min, radius_max]``, each at least
+    ``gap`` m from the walls, from the other obstacles, from every vehicle's body and from
+    the area the rules keep clear). ``observed`` nearest ones are in each agent's
+    observation. The default is no obstacle. Units: m."""
+
+    layout: tuple[tuple[float, float, float], ...] = ()
+    count: int = 0
+    radius_min: float = 1.0
+    radius_max: float = 2.0
+    gap: float = 1.0
+    observed: int = 0
+
+    @property
+    def slots(self) -> int:
+        """Rows of each environment's obstacle table (``State.obstacles``)."""
+        return len(self.layout) or self.count
+
+
+#: The obstacle fields every rules' world record ends with: the shared stages place the
+#: obstacles of an episode (``n_obstacles`` random ones; 0: the batch's fixed layout or
+#: none) and write the ``observed_obstacles`` nearest into the observation. Each is an
+#: attribute of :class:`ObstacleField` (``world.obstacles``).
+OBSTACLE_WORLD_FIELDS = [
+    ("n_obstacles", "i8"),  # obstacles placed at reset (0: the fixed layout, if any)
+    ("obstacle_radius_min", "f8"),  # m
+    ("obstacle_radius_max", "f8"),  # m
+    ("obstacle_gap", "f8"),  # m, the least gap around a placed obstacle
+    ("observed_obstacles", "i8"),  # obstacle slots of the observation
+]
+_OBSTACLE_ATTRIBUTES = {
+    "n_obstacles": "count",
+    "obstacle_radius_min": "radius_min",
+    "obstacle_radius_max": "radius_max",
+    "obstacle_gap": "gap",
+    "observed_obstacles": "observed",
+}
+
+
 def world_record(world: object, dtype: np.dtype) -> NDArray[np.void]:
     """A rules' world record (a length-1 array of ``dtype``) from its parameters ``world``:
     every field is the attribute of that name, except the lengths the engine derives from
     ``arena_size``: ``half_size`` (the arena is ``[-half_size, half_size]^2``) and
-    ``diagonal``."""
+    ``diagonal``, and the :data:`OBSTACLE_WORLD_FIELDS`, read from ``world.obstacles`` (an
+    :class:`ObstacleField`; ``n_obstacles`` is 0 for a fixed layout)."""
     w = np.zeros(1, dtype=dtype)
     for name in dtype.names:
-        if name == "half_size":
+        if name in _OBSTACLE_ATTRIBUTES:
+            field = world.obstacles
+            w[name] = (
+                0
+                if name == "n_obstacles" and field.layout
+                else getattr(field, _OBSTACLE_ATTRIBUTES[name])
+            )
+        elif name == "half_size":
             w[name] = world.arena_size / 2.0
         elif name == "diagonal":
             w[name] = world.arena_size * np.sqrt(2.0)
@@ -196,13 +247,21 @@ class State(NamedTuple):
     #: (E,) what the rules keep over an episode (their ``EPISODE`` record: the pursuit rules'
     #: captures so far, the herding rules' dog path and start distance...)
     episode: NDArray[np.void]
+    #: (E, M, 3) each environment's obstacles this episode, circles ``(x, y, radius)`` in m;
+    #: a row of radius 0 holds none (a placement that found no room)
+    obstacles: NDArray[np.float64]
 
 
 def empty_state(
-    num_envs: int, n_vehicles: int, n_agents: int, episode: np.dtype | None = None
+    num_envs: int,
+    n_vehicles: int,
+    n_agents: int,
+    episode: np.dtype | None = None,
+    n_obstacles: int = 0,
 ) -> State:
-    """A zero state (headings along +x, nothing captured) for ``num_envs`` environments;
-    ``episode`` is the rules' per-episode record (``EPISODE``)."""
+    """A zero state (headings along +x, nothing captured, ``n_obstacles`` empty obstacle
+    rows) for ``num_envs`` environments; ``episode`` is the rules' per-episode record
+    (``EPISODE``)."""
     e, n = int(num_envs), int(n_vehicles)
     heading = np.zeros((e, n, 2))
     heading[..., 0] = 1.0
@@ -218,6 +277,7 @@ def empty_state(
         counter=np.zeros(e, dtype=np.uint64),
         potential=np.zeros((e, int(n_agents))),
         episode=np.zeros(e, dtype=EMPTY_EPISODE if episode is None else episode),
+        obstacles=np.zeros((e, int(n_obstacles), 3)),
     )
 
 

@@ -34,12 +34,16 @@ import numpy as np
 from steer_env.core import behaviors as cb
 from steer_env.core.combine import accumulate, dither_candidate, weighted_add
 from steer_env.core.jit import engine_inline_kernel, engine_kernel
-from steer_env.core.physics import MIN_HEADING_SPEED, integrate
+from steer_env.core.physics import MIN_HEADING_SPEED, circle_contact, integrate
 from steer_env.core.streams import uniform_draw
 from steer_env.core.vecmath import length, to_local, to_world, truncate
 from steer_env.engine.egocentric import (
     EAST_WALL,
     NORTH_WALL,
+    OBSTACLE_OFFSET,
+    OBSTACLE_PRESENT,
+    OBSTACLE_RADIUS,
+    OBSTACLE_WIDTH,
     OTHER_POSITION,
     OTHER_PRESENT,
     OTHER_VELOCITY,
@@ -542,18 +546,20 @@ def raw_forces(
     elif SCENE:
         for b in range(m):
             raw[0, b], raw[1, b] = scene_force(
-                rec, e0 + b, i, pos, vel, head, alive, vehicles, world, scene, near_j[b]
-            )
+                rec, e0 + b, i, pos, vel, head, alive, vehicles, state.obstacles[e0 + b],
+                scene, near_j[b],
+            )  # fmt: skip
 
 
 @engine_inline_kernel
-def scene_force(rec, e, i, pos, vel, head, alive, vehicles, world, scene, near_j):
+def scene_force(rec, e, i, pos, vel, head, alive, vehicles, obstacles, scene, near_j):
     """The behaviours that involve the scene (obstacles, path, flow field) or more than one
     other vehicle: obstacle avoidance, hide, follow path, flow field, interpose, offset
-    pursuit, unaligned collision avoidance. ``scene`` is ``(obstacles, path)``: ``(M, 3)``
-    circles ``(x, y, radius)`` and an ``(P, 2)`` polyline, either possibly empty."""
+    pursuit, unaligned collision avoidance. ``obstacles`` are environment ``e``'s ``(M, 3)``
+    circles ``(x, y, radius)`` (``State.obstacles[e]``; radius 0: none); ``scene`` is
+    ``(path,)``, a ``(P, 2)`` polyline, possibly empty."""
     kind = rec.kind
-    obstacles, path = scene
+    path = scene[0]
     px, py = pos[e, i, 0], pos[e, i, 1]
     vx, vy = vel[e, i, 0], vel[e, i, 1]
     hx, hy = head[e, i, 0], head[e, i, 1]
@@ -932,10 +938,15 @@ def wall(p, v, limit):
 
 @engine_kernel
 def move(e0, m, state, active, vehicles, world, actions, force, before):
-    """Learned agents' forces from their actions, then one physics step and the walls for
-    every vehicle in the game of the active environments; positions before the step go to
-    ``before[i, :, b]``."""
+    """Learned agents' forces from their actions, then one physics step, the walls and the
+    obstacles (:func:`~steer_env.core.physics.circle_contact`) for every vehicle in the
+    game of the active environments; positions before the step go to ``before[i, :, b]``.
+
+    The walls clamp first, then each obstacle stops the move where it first touched it.
+    Obstacles keep a gap of at least a vehicle's diameter from the walls and from each
+    other (the tasks' configs check it), so neither can push a vehicle into the other."""
     pos, vel, head = state.position, state.velocity, state.heading
+    obstacles = state.obstacles
     n = pos.shape[1]
     dt = world.dt
     for i in range(n):
@@ -974,10 +985,20 @@ def move(e0, m, state, active, vehicles, world, actions, force, before):
                 veh.max_force,
                 dt,
             )
-            pos[e, i, 0], wvx = wall(px, vx, limit)
-            pos[e, i, 1], wvy = wall(py, vy, limit)
+            px, wvx = wall(px, vx, limit)
+            py, wvy = wall(py, vy, limit)
+            for o in range(obstacles.shape[1]):
+                r = obstacles[e, o, 2]
+                if r > 0.0:
+                    px, py, wvx, wvy, _ = circle_contact(
+                        before[i, 0, b], before[i, 1, b], px, py, wvx, wvy,
+                        obstacles[e, o, 0], obstacles[e, o, 1], r + veh.radius,
+                    )  # fmt: skip
+            pos[e, i, 0] = px
+            pos[e, i, 1] = py
             if wvx != vx or wvy != vy:
-                # A wall took away part of the velocity: the heading follows what is left.
+                # A wall or an obstacle took away part of the velocity: the heading follows
+                # what is left.
                 speed = length(wvx, wvy)
                 if speed > MIN_HEADING_SPEED:
                     hx = wvx / speed
@@ -1002,6 +1023,176 @@ def start_wander(e, state, vehicles, behaviors, strategies):
                 state.wander[e, i, 0] *= r
                 state.wander[e, i, 1] *= r
                 break
+
+
+# --------------------------------------------------------------------------- obstacles
+#: Candidate circles drawn per obstacle placed at reset (each a centre and a radius).
+OBSTACLE_CANDIDATES = 16
+#: Random draws per obstacle placed at reset.
+OBSTACLE_DRAWS = 3 * OBSTACLE_CANDIDATES
+
+
+@engine_kernel
+def clear_of_obstacles(obstacles, e, x, y, clearance):
+    """Whether the point ``(x, y)`` is at least ``clearance`` m from the edge of every
+    obstacle of environment ``e``."""
+    for o in range(obstacles.shape[1]):
+        r = obstacles[e, o, 2]
+        if r > 0.0 and length(x - obstacles[e, o, 0], y - obstacles[e, o, 1]) < r + clearance:
+            return False
+    return True
+
+
+@engine_kernel
+def start_obstacles(e, state, world):
+    """The start of a reset of environment ``e``: with obstacles placed per episode
+    (``world.n_obstacles``), the last episode's are cleared (the vehicles are placed
+    first, then :func:`place_obstacles` places the new ones around them); a fixed layout
+    stays, and the vehicles' start candidates keep clear of it."""
+    if world.n_obstacles > 0:
+        for o in range(state.obstacles.shape[1]):
+            state.obstacles[e, o, 2] = 0.0
+
+
+@engine_kernel
+def push_out_of_obstacles(e, i, state, vehicles):
+    """Vehicle ``i`` of environment ``e`` moved out of any obstacle its body overlaps,
+    along the radius (a start position that no candidate could keep clear)."""
+    obstacles = state.obstacles
+    x, y = state.position[e, i, 0], state.position[e, i, 1]
+    for o in range(obstacles.shape[1]):
+        r = obstacles[e, o, 2]
+        if r > 0.0:
+            x, y, _, _, _ = circle_contact(
+                x, y, x, y, 0.0, 0.0, obstacles[e, o, 0], obstacles[e, o, 1],
+                r + vehicles[i].radius,
+            )  # fmt: skip
+    state.position[e, i, 0] = x
+    state.position[e, i, 1] = y
+
+
+@engine_kernel
+def place_obstacles(e, state, vehicles, world, key, counter, first, keep_x, keep_y, keep_r):
+    """Place ``world.n_obstacles`` obstacles in environment ``e`` from draws ``first``
+    onwards of its stream (:data:`OBSTACLE_DRAWS` per obstacle) and return how many draws
+    that took (0 without obstacles placed per episode: the stream is as it was).
+
+    Each obstacle takes the first of :data:`OBSTACLE_CANDIDATES` candidates (a radius
+    uniform in ``[obstacle_radius_min, obstacle_radius_max]``, a centre uniform where the
+    circle keeps ``obstacle_gap`` m from the walls) that keeps ``obstacle_gap`` m from the
+    obstacles already placed, from every vehicle's body and from the circle of radius
+    ``keep_r`` around ``(keep_x, keep_y)`` (the rules' area kept clear; ``keep_r < 0``:
+    none). With no such candidate its row stays empty (radius 0)."""
+    count = world.n_obstacles
+    if count == 0:
+        return 0
+    obstacles = state.obstacles
+    pos = state.position
+    gap = world.obstacle_gap
+    r_min, r_span = world.obstacle_radius_min, world.obstacle_radius_max - world.obstacle_radius_min
+    half = world.half_size
+    for o in range(count):
+        base = first + o * OBSTACLE_DRAWS
+        for c in range(OBSTACLE_CANDIDATES):
+            r = r_min + r_span * uniform_draw(key, counter, base + 3 * c + 2)
+            room = half - r - gap
+            if room <= 0.0:
+                continue
+            x = -room + 2.0 * room * uniform_draw(key, counter, base + 3 * c)
+            y = -room + 2.0 * room * uniform_draw(key, counter, base + 3 * c + 1)
+            ok = keep_r < 0.0 or length(x - keep_x, y - keep_y) >= r + keep_r + gap
+            for q in range(o):
+                if ok and obstacles[e, q, 2] > 0.0:
+                    d = length(x - obstacles[e, q, 0], y - obstacles[e, q, 1])
+                    ok = d >= r + obstacles[e, q, 2] + gap
+            for j in range(pos.shape[1]):
+                if ok:
+                    ok = length(x - pos[e, j, 0], y - pos[e, j, 1]) >= r + vehicles[j].radius + gap
+            if ok:
+                obstacles[e, o, 0] = x
+                obstacles[e, o, 1] = y
+                obstacles[e, o, 2] = r
+                break
+    return count * OBSTACLE_DRAWS
+
+
+@engine_inline_kernel
+def observe_obstacles(e, pos, head, obstacles, world, agent_index, obs):
+    """The ``observed_obstacles`` obstacles of environment ``e`` nearest to each learned
+    agent's body, nearest first (ties: the lower row), into the last
+    ``OBSTACLE_WIDTH * observed_obstacles`` positions of ``obs[e, a]``: the offset to the
+    nearest point of the obstacle's edge in the agent's frame, its radius and a presence
+    flag; padding slots all zero. Each slot is the nearest obstacle after the previous
+    slot's (no working array: ``observed_obstacles`` passes over the ``M`` rows)."""
+    slots = world.observed_obstacles
+    if slots == 0:
+        return
+    start = obs.shape[2] - OBSTACLE_WIDTH * slots
+    diag, arena = world.diagonal, world.arena_size
+    m = obstacles.shape[1]
+    for a in range(agent_index.shape[0]):
+        i = agent_index[a]
+        row = obs[e, a]
+        px, py = pos[e, i, 0], pos[e, i, 1]
+        hx, hy = head[e, i, 0], head[e, i, 1]
+        last_d = -np.inf
+        last_o = -1
+        for q in range(slots):
+            at = start + OBSTACLE_WIDTH * q
+            best_d = np.inf
+            best_o = -1
+            for o in range(m):
+                r = obstacles[e, o, 2]
+                if not r > 0.0:
+                    continue
+                d = length(obstacles[e, o, 0] - px, obstacles[e, o, 1] - py) - r
+                after = d > last_d or (d == last_d and o > last_o)
+                if after and (d < best_d or (d == best_d and o < best_o)):
+                    best_d = d
+                    best_o = o
+            if best_o < 0:
+                for f_ in range(OBSTACLE_WIDTH):
+                    row[at + f_] = 0.0
+                continue
+            last_d = best_d
+            last_o = best_o
+            ox = obstacles[e, best_o, 0] - px
+            oy = obstacles[e, best_o, 1] - py
+            r = obstacles[e, best_o, 2]
+            centre = length(ox, oy)
+            # The nearest point of the edge: the centre's offset shortened by the radius.
+            scale = (centre - r) / centre if centre > 0.0 else 0.0
+            f, s = to_local(ox * scale, oy * scale, hx, hy)
+            row[at + OBSTACLE_OFFSET] = clip_unit(f / diag)
+            row[at + OBSTACLE_OFFSET + 1] = clip_unit(s / diag)
+            row[at + OBSTACLE_RADIUS] = min(r / arena, 1.0)
+            row[at + OBSTACLE_PRESENT] = 1.0
+
+
+@engine_kernel
+def decode_obstacles(obs, e, px, py, hx, hy, world, obstacles):
+    """The inverse of :func:`observe_obstacles` for one row ``obs[e]`` of an observer at
+    ``(px, py)`` heading ``(hx, hy)``: each observed obstacle into row ``q`` of
+    ``obstacles[e]`` (the centre lies ``radius`` m beyond the observed edge point, away
+    from the observer), padding slots and the rows beyond them empty."""
+    slots = world.observed_obstacles
+    start = obs.shape[1] - OBSTACLE_WIDTH * slots
+    diag, arena = world.diagonal, world.arena_size
+    for o in range(obstacles.shape[1]):
+        obstacles[e, o, 2] = 0.0
+    for q in range(min(slots, obstacles.shape[1])):
+        at = start + OBSTACLE_WIDTH * q
+        if not obs[e, at + OBSTACLE_PRESENT] > 0.5:
+            continue
+        ox, oy = to_world(
+            obs[e, at + OBSTACLE_OFFSET] * diag, obs[e, at + OBSTACLE_OFFSET + 1] * diag, hx, hy
+        )
+        r = obs[e, at + OBSTACLE_RADIUS] * arena
+        d = length(ox, oy)
+        ux, uy = (ox / d, oy / d) if d > 0.0 else (hx, hy)
+        obstacles[e, q, 0] = px + ox + ux * r
+        obstacles[e, q, 1] = py + oy + uy * r
+        obstacles[e, q, 2] = r
 
 
 # --------------------------------------------------------------------------- observation

@@ -37,8 +37,9 @@ class EvasionEnv(SteerEnv):
 
     ## Observation Space
 
-    ``Box(-1, 1, (11 + 5 * K,), float32)``, egocentric (in the agent's frame), with ``K =
-    max_observed_opponents or n_opponents`` opponent slots, nearest first (K = 2 and 21 values
+    ``Box(-1, 1, (11 + 5 * K + 4 * L,), float32)``, egocentric (in the agent's frame), with ``K =
+    max_observed_opponents or n_opponents`` opponent slots, nearest first, and ``L`` obstacle
+    slots (``observed_obstacles``; K = 2, L = 0 and 21 values
     by default):
 
     | Index | Observation | Min | Max |
@@ -52,6 +53,20 @@ class EvasionEnv(SteerEnv):
     | 11 + 5k + 0, 1 | opponent k position relative to the agent / arena diagonal | -1 | 1 |
     | 11 + 5k + 2, 3 | opponent k velocity relative to the agent / (sum of max speeds) | -1 | 1 |
     | 11 + 5k + 4 | 1 if slot k holds an opponent, 0 if it is padding | 0 | 1 |
+    | 11 + 5K + 4k + 0, 1 | offset to obstacle k's nearest edge point / arena diagonal | -1 | 1 |
+    | 11 + 5K + 4k + 2 | obstacle k's radius / arena_size | 0 | 1 |
+    | 11 + 5K + 4k + 3 | 1 if slot k holds an obstacle, 0 if it is padding | 0 | 1 |
+
+    ## Obstacles
+
+    The arena is empty by default. ``obstacles=[(x, y, radius), ...]`` fixes a layout of
+    circular obstacles; ``n_obstacles=N`` places ``N`` anew at each reset from the seed
+    (radii uniform in ``[obstacle_radius_min, obstacle_radius_max]``, each at least
+    ``obstacle_gap`` from the walls, the other obstacles and every vehicle's start).
+    No vehicle's body ever overlaps one: like a wall, an obstacle stops a vehicle where it
+    first touches it and takes away the velocity pointing into it. The nearest
+    ``observed_obstacles`` are in the observation, and the scripted vehicles add Reynolds'
+    obstacle avoidance (Buckland's detection box) right after wall avoidance.
 
     ## Rewards
 
@@ -134,6 +149,13 @@ class EvasionEnv(SteerEnv):
     | ``separation_radius`` | (0, 10^5] m | 3 |
     | ``max_prediction_time`` | (0, 10^6] s | 3 |
     | ``opponent_strategy`` | a name of the opponents' strategies, or a ``Strategy`` | classic |
+    | ``obstacles`` | ``None`` or ``(x, y, radius)`` circles, m; gaps >= 2 vehicle_radius | None |
+    | ``n_obstacles`` | integer in [0, 64]: circles placed at each reset from the seed | 0 |
+    | ``obstacle_radius_min``, ``obstacle_radius_max`` | (0, 10^4] m, min <= max | 1, 2 |
+    | ``obstacle_gap`` | [2 vehicle_radius, 10^4] m | 1 |
+    | ``observed_obstacles`` | integer in [-1, 64]; -1 = min(obstacles, 4) | -1 |
+    | ``obstacle_weight`` | [0, 10^6] | 6 |
+    | ``detection_length`` | (0, 10^4] m | 4 |
 
     The episode length is ``time_limit``. ``gym.make(..., max_episode_steps=N)`` and
     ``gym.make_vec(..., max_episode_steps=N)`` keep Gymnasium's meaning: an episode still

@@ -20,7 +20,7 @@ wrappers, TorchRL's ``PettingZooWrapper``, RLlib's multi-agent API) that take an
 agents             ``evader_0``; it plays until the episode ends (the first capture ends it)
 action space       ``Box(-1, 1, (2,), float32)``: steering force in the evader's frame
                    (forward, side) in units of ``agent_max_force``; magnitude clipped to 1
-observation space  ``Box(-1, 1, (11 + 5 K,), float32)``, egocentric, ``K =
+observation space  ``Box(-1, 1, (11 + 5 K + 4 L,), float32)``, egocentric, ``K =
                    max_observed_opponents or n_opponents`` pursuer slots (21 values by
                    default); the table below
 reward             ``-1`` on the step the evader is captured, ``+1`` on the last step
@@ -28,6 +28,10 @@ reward             ``-1`` on the step the evader is captured, ``+1`` on the last
                    (``reward_shaping=False`` turns it off)
 episode end        a capture, or ``time_limit`` steps (``max_cycles``): both
                    terminations (time is observed); ``truncations`` are always False
+obstacles          none by default; ``obstacles=[(x, y, r), ...]`` or ``n_obstacles=N``
+                   (placed at each reset from the seed): no body overlaps one, the
+                   ``L = observed_obstacles`` nearest are observed, the scripted side
+                   avoids them (the Gymnasium env's obstacle arguments)
 infos              the Gymnasium env's: ``distance``, ``reward_capture``,
                    ``reward_escape``, ``reward_shaping``, ``is_success``,
                    ``capture_step``, the same keys at reset and every step
@@ -36,19 +40,22 @@ state              ``state()``: every vehicle's position, velocity and in-game f
 
 The observation of the evader, in its frame (``K`` pursuer slots, nearest first):
 
-============== =============================================================== === ===
-Index          Observation                                                     Min Max
-============== =============================================================== === ===
-0, 1           own velocity (forward, side) / max speed                        -1  1
-2, 3           offset to the nearest point of the west wall / arena_size       -1  1
-4, 5           ... east wall                                                   -1  1
-6, 7           ... south wall                                                  -1  1
-8, 9           ... north wall                                                  -1  1
-10             elapsed time: 2 * step / time_limit - 1                         -1  1
-11 + 5k + 0, 1 opponent k position relative to the agent / arena diagonal      -1  1
-11 + 5k + 2, 3 opponent k velocity relative to the agent / (sum of max speeds) -1  1
-11 + 5k + 4    1 if slot k holds an opponent, 0 if it is padding               0   1
-============== =============================================================== === ===
+=================== =============================================================== === ===
+Index               Observation                                                     Min Max
+=================== =============================================================== === ===
+0, 1                own velocity (forward, side) / max speed                        -1  1
+2, 3                offset to the nearest point of the west wall / arena_size       -1  1
+4, 5                ... east wall                                                   -1  1
+6, 7                ... south wall                                                  -1  1
+8, 9                ... north wall                                                  -1  1
+10                  elapsed time: 2 * step / time_limit - 1                         -1  1
+11 + 5k + 0, 1      opponent k position relative to the agent / arena diagonal      -1  1
+11 + 5k + 2, 3      opponent k velocity relative to the agent / (sum of max speeds) -1  1
+11 + 5k + 4         1 if slot k holds an opponent, 0 if it is padding               0   1
+11 + 5K + 4k + 0, 1 offset to obstacle k's nearest edge point / arena diagonal      -1  1
+11 + 5K + 4k + 2    obstacle k's radius / arena_size                                0   1
+11 + 5K + 4k + 3    1 if slot k holds an obstacle, 0 if it is padding               0   1
+=================== =============================================================== === ===
 
 Arguments (keyword, validated; ``ValueError`` names the argument and its range): every
 field of :class:`~steer_env.tasks.config.TaskConfig` (``steer_env/Evasion-v0``'s table),

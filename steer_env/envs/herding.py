@@ -38,9 +38,9 @@ class HerdingEnv(SteerEnv):
 
     ## Observation Space
 
-    ``Box(-1, 1, (24 + 5 * K,), float32)``, in the dog's frame, with ``K =
-    min(observed_sheep, n_sheep)`` slots for the nearest sheep, nearest first (K = 5 and
-    49 values by default):
+    ``Box(-1, 1, (24 + 5 * K + 4 * L,), float32)``, in the dog's frame, with ``K =
+    min(observed_sheep, n_sheep)`` slots for the nearest sheep, nearest first, and ``L``
+    obstacle slots (``observed_obstacles``; K = 5, L = 0 and 49 values by default):
 
     | Index | Observation | Min | Max |
     |-------|-------------|-----|-----|
@@ -61,6 +61,20 @@ class HerdingEnv(SteerEnv):
     | 20 + 5K | fraction of the sheep inside the pen | 0 | 1 |
     | 21 + 5K, 22 + 5K | offset to Strömbom's collect or drive point / arena diagonal | -1 | 1 |
     | 23 + 5K | 1 while Strömbom's dog would collect a straggler, 0 while it would drive | 0 | 1 |
+    | 24 + 5K + 4k + 0, 1 | offset to obstacle k's nearest edge point / arena diagonal | -1 | 1 |
+    | 24 + 5K + 4k + 2 | obstacle k's radius / arena_size | 0 | 1 |
+    | 24 + 5K + 4k + 3 | 1 if slot k holds an obstacle, 0 if it is padding | 0 | 1 |
+
+    ## Obstacles
+
+    The arena is empty by default. ``obstacles=[(x, y, radius), ...]`` fixes a layout of
+    circular obstacles; ``n_obstacles=N`` places ``N`` anew at each reset from the seed
+    (radii uniform in ``[obstacle_radius_min, obstacle_radius_max]``, each at least
+    ``obstacle_gap`` from the walls, the other obstacles and every vehicle's start and the pen).
+    No vehicle's body ever overlaps one: like a wall, an obstacle stops a vehicle where it
+    first touches it and takes away the velocity pointing into it. The nearest
+    ``observed_obstacles`` are in the observation, and the scripted vehicles add Reynolds'
+    obstacle avoidance (Buckland's detection box) right after wall avoidance.
 
     ## Rewards
 
@@ -155,6 +169,13 @@ class HerdingEnv(SteerEnv):
     | ``terminal_potential`` | True / False | False |
     | ``group_radius`` | (0, 10^4] m | 5 |
     | ``flank_angle`` | [0, pi/2] rad (the ``flanks`` team) | 0.6 |
+    | ``obstacles`` | ``None`` or ``(x, y, radius)`` circles, m; gaps >= 2 vehicle_radius | None |
+    | ``n_obstacles`` | integer in [0, 64]: circles placed at each reset from the seed | 0 |
+    | ``obstacle_radius_min``, ``obstacle_radius_max`` | (0, 10^4] m, min <= max | 3, 6 |
+    | ``obstacle_gap`` | [2 vehicle_radius, 10^4] m | 3 |
+    | ``observed_obstacles`` | integer in [-1, 64]; -1 = min(obstacles, 4) | -1 |
+    | ``obstacle_weight`` | [0, 10^6] | 6 |
+    | ``detection_length`` | (0, 10^4] m | 6 |
 
     ``render_mode``: ``"human"`` or ``"rgb_array"`` (``pip install "steer-env[render]"``):
     the pen, the flock's centre, the sheep and the dog.

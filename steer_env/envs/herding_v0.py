@@ -19,7 +19,7 @@ train.py --env herding --set n_dogs=2`` trains one policy on.
 agents             ``dog_0..D-1``; nobody leaves the game before the episode ends
 action space       ``Box(-1, 1, (2,), float32)`` per dog: steering force in the dog's
                    frame (forward, side) in units of its max force; magnitude clipped to 1
-observation space  ``Box(-1, 1, (24 + 5 (D' + K),), float32)`` per dog, in its frame: own
+observation space  ``Box(-1, 1, (24 + 5 (D' + K) + 4 L,), float32)`` per dog, in its frame: own
                    velocity, walls, time, ``D' = n_dogs - 1`` slots for the other dogs and
                    ``K = min(observed_sheep, n_sheep)`` for the nearest sheep (nearest
                    first), the pen's offset, the flock's summary and Strömbom's target
@@ -31,6 +31,10 @@ reward             per dog: ``success_reward`` (the same for every dog) on the s
 episode end        at least ``success_fraction`` of the sheep in the pen, or
                    ``time_limit`` steps (``max_cycles``): both terminations;
                    ``truncations`` are always False
+obstacles          none by default; ``obstacles=[(x, y, r), ...]`` or ``n_obstacles=N``
+                   (placed at each reset from the seed): no body overlaps one, the
+                   ``L = observed_obstacles`` nearest are observed, the scripted side
+                   avoids them (the Gymnasium env's obstacle arguments)
 infos              per dog, the same keys at reset and every step: ``reward_success``,
                    ``reward_shaping``, ``penned``, ``flock_distance``, and at the end
                    ``is_success``, ``pen_step``, ``penned_fraction``, ``cohesion``,
@@ -64,6 +68,9 @@ Index                      Observation                                          
 20 + 5D + 5K               fraction of the sheep inside the pen                                     0   1
 21 + 5D + 5K, 22 + 5D + 5K offset to Strömbom's collect or drive point / arena diagonal             -1  1
 23 + 5D + 5K               1 while Strömbom's dog would collect a straggler, 0 while it would drive 0   1
+24 + 5D + 5K + 4k + 0, 1   offset to obstacle k's nearest edge point / arena diagonal               -1  1
+24 + 5D + 5K + 4k + 2      obstacle k's radius / arena_size                                         0   1
+24 + 5D + 5K + 4k + 3      1 if slot k holds an obstacle, 0 if it is padding                        0   1
 ========================== ======================================================================== === ===
 
 Arguments (keyword, validated; ``ValueError`` names the argument and its range): every

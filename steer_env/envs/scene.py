@@ -20,8 +20,9 @@ def draw(renderer, batch: Batch, env: int, trails, cfg: TaskConfig) -> NDArray[n
     """Draw environment ``env`` of ``batch`` with ``renderer`` (a
     :class:`steer_env.rendering.Renderer`) and return its frame (``None`` in human mode).
 
-    Shows the arena, trails, what the task's rules draw (``draw_overlay`` of the rules
-    package: the capture radius around each pursuer), the debug overlays of each scripted
+    Shows the arena, its obstacles (filled circles), trails, what the task's rules draw
+    (``draw_overlay`` of the rules package: the capture radius around each pursuer), the
+    debug overlays of each scripted
     vehicle's strategy (pursuit's predicted intercept point, the wander circle and target,
     evade's threat range, separation's radius) and the vehicles as triangles coloured by
     team, learned agents outlined; vehicles out of the game are left out.
@@ -39,6 +40,12 @@ def draw(renderer, batch: Batch, env: int, trails, cfg: TaskConfig) -> NDArray[n
     roles = [team_names[code] for code in batch.team.tolist()]
     debug = ROLE_COLORS["debug"]
     renderer.begin_frame()
+
+    obstacles = state.obstacles[env]
+    present = obstacles[:, 2] > 0.0
+    if present.any():
+        shown = obstacles[present]
+        renderer.circle(shown[:, :2], shown[:, 2], ROLE_COLORS["obstacle"], width=0)
 
     for i in range(batch.n_vehicles):
         renderer.polyline(trails.get(i), ROLE_COLORS[roles[i]], width=1)

@@ -21,8 +21,8 @@ agents             ``pursuer_0..N-1`` (learned pursuers), then ``evader_0..M-1``
                    evaders); a captured evader leaves ``agents``
 action space       ``Box(-1, 1, (2,), float32)`` per agent: steering force in the agent's
                    frame (forward, side) in units of its max force; magnitude clipped to 1
-observation space  ``Box(-1, 1, (11 + 5 (T + O),), float32)`` per agent, egocentric: own
-                   velocity (2), wall offsets (8), elapsed time (1), then ``T`` teammate
+observation space  ``Box(-1, 1, (11 + 5 (T + O) + 4 L,), float32)`` per agent, egocentric:
+                   own velocity (2), wall offsets (8), elapsed time (1), then ``T`` teammate
                    slots and ``O`` opponent slots, nearest first, each relative position
                    (2), relative velocity (2), present flag (1); ``T = max(N, M) - 1``,
                    ``O = max(N, M)`` for every agent whichever roles are learned (36
@@ -40,6 +40,10 @@ scripted roles     evaders: ``"flow"`` (wall avoidance, evade every pursuer with
                    bearings, then pursuit); see :mod:`steer_env.tasks.team_pursuit`
 episode end        every evader captured, or ``time_limit`` steps (``max_cycles``): both
                    terminations (time is observed); ``truncations`` are always False
+obstacles          none by default; ``obstacles=[(x, y, r), ...]`` or ``n_obstacles=N``
+                   (placed at each reset from the seed): no body overlaps one, the
+                   ``L = observed_obstacles`` nearest are observed, the scripted side
+                   avoids them (the Gymnasium env's obstacle arguments)
 infos              the same keys at reset and every step, per agent: ``distance`` (m to
                    the nearest opponent), ``reward_capture``, ``reward_escape``,
                    ``reward_shaping`` (the reward's terms), ``captured`` (this agent),
@@ -53,22 +57,25 @@ state              ``state()``: every vehicle's position, velocity and in-game f
 The observation of an agent, in its frame (``T`` teammate slots, then ``O`` opponent
 slots):
 
-=================== =============================================================== === ===
-Index               Observation                                                     Min Max
-=================== =============================================================== === ===
-0, 1                own velocity (forward, side) / max speed                        -1  1
-2, 3                offset to the nearest point of the west wall / arena_size       -1  1
-4, 5                ... east wall                                                   -1  1
-6, 7                ... south wall                                                  -1  1
-8, 9                ... north wall                                                  -1  1
-10                  elapsed time: 2 * step / time_limit - 1                         -1  1
-11 + 5k + 0, 1      teammate k position relative to the agent / arena diagonal      -1  1
-11 + 5k + 2, 3      teammate k velocity relative to the agent / (sum of max speeds) -1  1
-11 + 5k + 4         1 if slot k holds a teammate, 0 if it is padding                0   1
-11 + 5T + 5k + 0, 1 opponent k position relative to the agent / arena diagonal      -1  1
-11 + 5T + 5k + 2, 3 opponent k velocity relative to the agent / (sum of max speeds) -1  1
-11 + 5T + 5k + 4    1 if slot k holds an opponent, 0 if it is padding               0   1
-=================== =============================================================== === ===
+======================== =============================================================== === ===
+Index                    Observation                                                     Min Max
+======================== =============================================================== === ===
+0, 1                     own velocity (forward, side) / max speed                        -1  1
+2, 3                     offset to the nearest point of the west wall / arena_size       -1  1
+4, 5                     ... east wall                                                   -1  1
+6, 7                     ... south wall                                                  -1  1
+8, 9                     ... north wall                                                  -1  1
+10                       elapsed time: 2 * step / time_limit - 1                         -1  1
+11 + 5k + 0, 1           teammate k position relative to the agent / arena diagonal      -1  1
+11 + 5k + 2, 3           teammate k velocity relative to the agent / (sum of max speeds) -1  1
+11 + 5k + 4              1 if slot k holds a teammate, 0 if it is padding                0   1
+11 + 5T + 5k + 0, 1      opponent k position relative to the agent / arena diagonal      -1  1
+11 + 5T + 5k + 2, 3      opponent k velocity relative to the agent / (sum of max speeds) -1  1
+11 + 5T + 5k + 4         1 if slot k holds an opponent, 0 if it is padding               0   1
+11 + 5T + 5O + 4k + 0, 1 offset to obstacle k's nearest edge point / arena diagonal      -1  1
+11 + 5T + 5O + 4k + 2    obstacle k's radius / arena_size                                0   1
+11 + 5T + 5O + 4k + 3    1 if slot k holds an obstacle, 0 if it is padding               0   1
+======================== =============================================================== === ===
 
 Arguments (keyword, validated; ``ValueError`` names the argument and its range): every
 field of :class:`~steer_env.tasks.team_pursuit.TeamConfig` (``n_pursuers``, ``n_evaders``,

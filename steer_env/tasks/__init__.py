@@ -149,6 +149,7 @@ class Task(TaskSpec, SharedOutcomeInfos):
             observed_opponents=cfg.observed_opponents,
             start_margin=cfg.vehicle_radius,
             min_start_distance=cfg.min_start_distance,
+            obstacles=cfg.obstacle_field(),
         )
 
     def is_success(self, captured: Any, role: str | None = None) -> Any:

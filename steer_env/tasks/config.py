@@ -15,6 +15,7 @@ Units: metres, seconds, kilograms, newtons.
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import math
 import numbers
 from collections.abc import Callable
@@ -23,9 +24,89 @@ from typing import Any
 
 import numpy as np
 
+from steer_env.engine.layout import ObstacleField
+
+
+class ObstacleConfig:
+    """The obstacle fields every task's config has (its last fields: :func:`with_obstacles`).
+
+    Either a fixed layout (``obstacles``) or ``n_obstacles`` circles placed anew at each
+    reset from the episode's seed, never both; without either the arena is empty, as
+    before obstacles existed. The scripted vehicles add Reynolds' obstacle avoidance (a
+    detection box) to their strategies whenever there are obstacles."""
+
+    #: A fixed layout: a sequence of ``(x, y, radius)`` circles, m (``None``: no fixed layout)
+    obstacles: Any = None
+    n_obstacles: int = 0  #: circles placed at each reset from the seed (0: none)
+    obstacle_radius_min: float = 1.0  #: placed obstacles' radii are uniform in [min, max], m
+    obstacle_radius_max: float = 2.0  #: m
+    #: least gap between an obstacle and the walls, another obstacle, a vehicle's start or
+    #: the area the task keeps clear (the pen), m; at least every vehicle's diameter
+    obstacle_gap: float = 1.0
+    #: obstacle slots in the observation (nearest first); -1 means min(obstacles, 4)
+    observed_obstacles: int = -1
+    obstacle_weight: float = 6.0  #: scripted vehicles: weight of obstacle avoidance
+    detection_length: float = 4.0  #: scripted vehicles: detection box's least length, m
+
+    @property
+    def obstacle_count(self) -> int:
+        """Obstacles in each episode (the fixed layout's or ``n_obstacles``)."""
+        return len(self.obstacles) if self.obstacles is not None else self.n_obstacles
+
+    @property
+    def obstacle_slots(self) -> int:
+        """Obstacle slots of the observation."""
+        if self.observed_obstacles >= 0:
+            return self.observed_obstacles
+        return min(self.obstacle_count, 4)
+
+    def obstacle_field(self) -> ObstacleField:
+        """The world's :class:`~steer_env.engine.layout.ObstacleField` of this config."""
+        return ObstacleField(
+            layout=tuple(self.obstacles or ()),
+            count=0 if self.obstacles is not None else self.n_obstacles,
+            radius_min=self.obstacle_radius_min,
+            radius_max=self.obstacle_radius_max,
+            gap=self.obstacle_gap,
+            observed=self.obstacle_slots,
+        )
+
+
+def with_obstacles(cls: type) -> type:
+    """Config class ``cls`` (an :class:`ObstacleConfig`, before ``@dataclass``) with the
+    obstacle fields after its own, so each is defined once and the config's own fields
+    keep their places (in its errors' lists of accepted arguments too). An obstacle field
+    ``cls`` declares itself keeps its default there (a task's own obstacle sizes)."""
+    own = dict(inspect.get_annotations(cls))
+    for name, kind in inspect.get_annotations(ObstacleConfig).items():
+        own.pop(name, None)
+        own[name] = kind
+        if name not in cls.__dict__:
+            setattr(cls, name, getattr(ObstacleConfig, name))
+    cls.__annotations__ = own
+    return cls
+
+
+#: The accepted ranges of :class:`ObstacleConfig`'s numbers (every task's config).
+OBSTACLE_RANGES: dict[str, Range] = {}  # filled below, once Range and WEIGHT exist
+
+
+def obstacle_avoidance(cfg: Any) -> list[Any]:
+    """The behaviour a scripted vehicle of ``cfg``'s task adds after wall avoidance when
+    the task has obstacles: Reynolds' obstacle avoidance with Buckland's detection box
+    (``[]`` in an empty arena, so its strategies are as they were)."""
+    if getattr(cfg, "obstacle_count", 0) == 0:
+        return []
+    from steer_env.engine.strategy import Behavior
+
+    return [
+        Behavior("obstacle_avoidance", cfg.obstacle_weight, detection_length=cfg.detection_length)
+    ]
+
 
 @dataclass(frozen=True)
-class TaskConfig:
+@with_obstacles
+class TaskConfig(ObstacleConfig):
     """Parameters of a pursuit/evasion task (see the env docstrings for defaults per task)."""
 
     n_opponents: int = 1  #: scripted opponents (evaders in Pursuit, pursuers in Evasion)
@@ -114,6 +195,85 @@ COMMON_RANGES: dict[str, Range] = {
 }
 
 
+OBSTACLE_RANGES.update(
+    {
+        "n_obstacles": (int, 0, 64, True),
+        "obstacle_radius_min": (float, 0.0, 1e4, False),
+        "obstacle_radius_max": (float, 0.0, 1e4, False),
+        "obstacle_gap": (float, 0.0, 1e4, True),
+        "observed_obstacles": (int, -1, 64, True),
+        "obstacle_weight": WEIGHT,
+        "detection_length": (float, 0.0, 1e4, False),
+    }
+)
+COMMON_RANGES.update(OBSTACLE_RANGES)
+
+
+def check_obstacle_layout(value: Any) -> tuple[tuple[float, float, float], ...] | None:
+    """A fixed obstacle layout (``obstacles=``) as a tuple of ``(x, y, radius)`` floats, or
+    ``None``; ``ValueError`` naming ``obstacles`` otherwise."""
+    if value is None:
+        return None
+    accepted = "a sequence of (x, y, radius) circles with finite x, y and radius > 0"
+    try:
+        table = np.array(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(f"obstacles must be {accepted}, got {value!r}") from None
+    if table.size == 0:
+        table = table.reshape(0, 3)
+    if table.ndim != 2 or table.shape[1] != 3:
+        raise ValueError(f"obstacles must be {accepted}, got shape {table.shape}")
+    if not np.all(np.isfinite(table)) or np.any(table[:, 2] <= 0):
+        raise ValueError(f"obstacles must be {accepted}, got {value!r}")
+    if len(table) > 64:
+        raise ValueError(f"obstacles must hold at most 64 circles, got {len(table)}")
+    return tuple((float(x), float(y), float(r)) for x, y, r in table)
+
+
+def check_obstacles(cfg: Any) -> None:
+    """The rules that tie the obstacle fields to each other and to the arena (any task's
+    config): ``ValueError`` naming the argument otherwise. Every vehicle must fit through
+    every gap (a gap of at least its diameter), so the walls and the obstacles never push
+    a vehicle into each other."""
+    widest = 2.0 * cfg.vehicle_radius
+    if cfg.obstacles is not None and cfg.n_obstacles:
+        raise ValueError(
+            f"pass either obstacles (a fixed layout) or n_obstacles (placed per episode), "
+            f"not both: got {len(cfg.obstacles)} obstacles and n_obstacles={cfg.n_obstacles}"
+        )
+    if cfg.obstacle_radius_min > cfg.obstacle_radius_max:
+        raise ValueError(
+            f"obstacle_radius_min must be at most obstacle_radius_max "
+            f"({cfg.obstacle_radius_max:g} m), got {cfg.obstacle_radius_min!r}"
+        )
+    if cfg.n_obstacles and cfg.obstacle_gap < widest:
+        raise ValueError(
+            f"obstacle_gap must be at least the vehicles' diameter ({widest:g} m: every "
+            f"vehicle fits through every gap), got {cfg.obstacle_gap!r}"
+        )
+    if cfg.n_obstacles and cfg.obstacle_radius_min + cfg.obstacle_gap >= cfg.half_size:
+        raise ValueError(
+            f"obstacle_radius_min + obstacle_gap must be below half the arena_size "
+            f"({cfg.half_size:g} m), got {cfg.obstacle_radius_min + cfg.obstacle_gap:g}"
+        )
+    layout = cfg.obstacles or ()
+    for k, (x, y, r) in enumerate(layout):
+        room = max(abs(x), abs(y)) + r
+        if room > cfg.half_size - widest:
+            raise ValueError(
+                f"obstacles[{k}] = ({x:g}, {y:g}, {r:g}) must leave a gap of at least the "
+                f"vehicles' diameter ({widest:g} m) to the walls at +/-{cfg.half_size:g} m"
+            )
+        for q in range(k):
+            qx, qy, qr = layout[q]
+            gap = math.hypot(x - qx, y - qy) - r - qr
+            if gap < widest:
+                raise ValueError(
+                    f"obstacles[{q}] and obstacles[{k}] are {gap:g} m apart: obstacles must "
+                    f"leave a gap of at least the vehicles' diameter ({widest:g} m)"
+                )
+
+
 def field_ranges(config_class: type, ranges: dict[str, Range]) -> dict[str, Range]:
     """``ranges`` in the order of ``config_class``'s fields (each key must be a field)."""
     fields = [f.name for f in dataclasses.fields(config_class)]
@@ -182,6 +342,8 @@ def check_overrides(
 
 
 def _check(name: str, value: Any) -> Any:
+    if name == "obstacles":
+        return check_obstacle_layout(value)
     if name == "opponent_strategy":
         from steer_env.engine.strategy import Strategy
 
@@ -287,4 +449,5 @@ def make_config(defaults: TaskConfig, overrides: dict[str, Any]) -> TaskConfig:
     values = check_overrides(overrides, FIELDS, _check)
     cfg = dataclasses.replace(defaults, **values)
     check_arena_geometry(cfg)
+    check_obstacles(cfg)
     return cfg

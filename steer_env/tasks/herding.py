@@ -76,18 +76,24 @@ from steer_env.tasks.config import (
     MASS,
     SPEED,
     WEIGHT,
+    ObstacleConfig,
     Range,
     check_flag,
     check_number,
+    check_obstacle_layout,
+    check_obstacles,
     check_overrides,
     field_ranges,
+    obstacle_avoidance,
     time_limit_alias,
+    with_obstacles,
 )
 from steer_env.tasks.protocol import SharedOutcomeInfos, TaskSpec, check_role
 
 
 @dataclass(frozen=True)
-class HerdingConfig:
+@with_obstacles
+class HerdingConfig(ObstacleConfig):
     """Parameters of the herding task (units: m, s, kg, N). Ranges in :data:`RANGES`."""
 
     n_sheep: int = 25  #: sheep in the flock
@@ -138,6 +144,11 @@ class HerdingConfig:
     group_radius: float = 5.0  #: sheep this close are one group (fragmentation), m
     # The scripted dogs.
     flank_angle: float = 0.6  #: flanks team: drive points turned this far aside, rad
+    # Obstacles on a field of this size (the other obstacle fields: ObstacleConfig).
+    obstacle_radius_min: float = 3.0  #: m
+    obstacle_radius_max: float = 6.0  #: m
+    obstacle_gap: float = 3.0  #: m
+    detection_length: float = 6.0  #: sheep: detection box's least length, m
 
     @property
     def half_size(self) -> float:
@@ -210,6 +221,8 @@ FIELDS = tuple(f.name for f in dataclasses.fields(HerdingConfig))
 
 
 def _check(name: str, value: Any) -> Any:
+    if name == "obstacles":
+        return check_obstacle_layout(value)
     if name in ("reward_shaping", "terminal_potential"):
         return check_flag(name, value)
     return check_number(name, value, *RANGES[name])
@@ -258,6 +271,7 @@ def make_herding_config(
     values = check_overrides(overrides, FIELDS, _check)
     cfg = dataclasses.replace(defaults, **values)
     check_geometry(cfg)
+    check_obstacles(cfg)
     return cfg
 
 
@@ -274,6 +288,7 @@ def strombom_sheep(cfg: HerdingConfig) -> Strategy:
                 target="teammates",
                 neighbor_radius=cfg.repulsion_distance,
             ),
+            *obstacle_avoidance(cfg),
             Behavior("flee", cfg.flight_weight, threat_range=r_s),
             Behavior(
                 "cohesion",
@@ -535,6 +550,7 @@ class HerdingTask(TaskSpec, SharedOutcomeInfos):
             collect_distance=cfg.collect_distance,
             collect_offset=cfg.repulsion_distance,
             drive_distance=cfg.drive_distance,
+            obstacles=cfg.obstacle_field(),
             success_reward=cfg.success_reward,
             shaping=cfg.reward_shaping,
             shaping_scale=cfg.shaping_scale,

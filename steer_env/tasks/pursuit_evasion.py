@@ -9,6 +9,9 @@ truncated running sum, all parameters from the task config:
   nearest evader with prediction;
 * **naive pursuer**: wall avoidance, then seek the nearest evader's current position.
 
+With obstacles in the arena, each adds obstacle avoidance (Buckland's detection box) right
+after wall avoidance.
+
 The envs' scripted opponents run these strategies, and so do the baselines of
 :mod:`agents.evaluation.scripted` (from their observations): one definition for both.
 """
@@ -20,7 +23,7 @@ from typing import Any
 
 from steer_env.engine.strategy import Behavior, Strategy
 from steer_env.tasks import STRATEGIES, Metrics, Task, register, training
-from steer_env.tasks.config import TaskConfig
+from steer_env.tasks.config import TaskConfig, obstacle_avoidance
 
 
 def classic_evader(cfg: TaskConfig) -> Strategy:
@@ -28,6 +31,7 @@ def classic_evader(cfg: TaskConfig) -> Strategy:
     return Strategy(
         [
             Behavior("wall_avoidance", cfg.wall_weight, feeler_length=cfg.feeler_length),
+            *obstacle_avoidance(cfg),
             Behavior(
                 "evade",
                 cfg.evade_weight,
@@ -53,6 +57,7 @@ def classic_pursuer(cfg: TaskConfig) -> Strategy:
     return Strategy(
         [
             Behavior("wall_avoidance", cfg.wall_weight, feeler_length=cfg.feeler_length),
+            *obstacle_avoidance(cfg),
             Behavior(
                 "separation",
                 cfg.separation_weight,
@@ -71,6 +76,7 @@ def naive_pursuer(cfg: TaskConfig) -> Strategy:
     return Strategy(
         [
             Behavior("wall_avoidance", cfg.wall_weight, feeler_length=cfg.feeler_length),
+            *obstacle_avoidance(cfg),
             Behavior("seek", cfg.pursuit_weight),
         ],
         combination="prioritized",

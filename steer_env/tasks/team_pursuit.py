@@ -67,13 +67,18 @@ from steer_env.tasks.config import (
     MASS,
     SPEED,
     WEIGHT,
+    ObstacleConfig,
     Range,
     check_arena_geometry,
     check_flag,
     check_number,
+    check_obstacle_layout,
+    check_obstacles,
     check_overrides,
     field_ranges,
+    obstacle_avoidance,
     time_limit_alias,
+    with_obstacles,
 )
 from steer_env.tasks.protocol import Role, StrategyFactory, TaskSpec, TeamInfos, check_role
 from steer_env.tasks.pursuit_evasion import classic_pursuer
@@ -116,7 +121,8 @@ LEARNED_VALUES = {
 
 
 @dataclass(frozen=True)
-class TeamConfig:
+@with_obstacles
+class TeamConfig(ObstacleConfig):
     """Parameters of the team pursuit task (units: m, s, kg, N). Ranges in :data:`_RANGES`."""
 
     n_pursuers: int = 3  #: pursuers, [1, 16]
@@ -206,6 +212,8 @@ FIELDS = tuple(f.name for f in dataclasses.fields(TeamConfig))
 
 
 def _check(name: str, value: Any) -> Any:
+    if name == "obstacles":
+        return check_obstacle_layout(value)
     if name == "learned":
         if value not in LEARNED_ROLES:
             raise ValueError(f"learned must be one of {', '.join(LEARNED_ROLES)}, got {value!r}")
@@ -230,6 +238,7 @@ def make_team_config(overrides: dict[str, Any], defaults: TeamConfig | None = No
             f"{cfg.evader_max_speed:g}"
         )
     check_arena_geometry(cfg)
+    check_obstacles(cfg)
     for role in ("pursuer", "evader"):
         chosen = getattr(cfg, f"{role}_strategy")
         if isinstance(chosen, str) and chosen not in STRATEGIES[role]:
@@ -266,6 +275,7 @@ def flow_evader(cfg: Any) -> Strategy:
                 cfg.wall_weight,
                 feeler_length=_param(cfg, "evader_feeler_length"),
             ),
+            *obstacle_avoidance(cfg),
             Behavior(
                 "evade",
                 cfg.evade_weight,
@@ -312,6 +322,7 @@ def cooperative_pursuer(cfg: Any) -> Strategy:
     return Strategy(
         [
             Behavior("wall_avoidance", cfg.wall_weight, feeler_length=cfg.feeler_length),
+            *obstacle_avoidance(cfg),
             Behavior(
                 "offset_pursuit",
                 cfg.pursuit_weight,
@@ -514,6 +525,7 @@ class TeamTask(TaskSpec, TeamInfos):
             min_start_distance=cfg.min_start_distance,
             capture_reward=cfg.capture_reward,
             escape_reward=cfg.escape_reward,
+            obstacles=cfg.obstacle_field(),
         )
 
     def agent_names(self, cfg: TeamConfig) -> list[str]:

@@ -17,13 +17,15 @@
   :data:`START_CANDIDATES` uniform candidates at least ``flock_pen_distance`` m from the
   pen centre (the farthest one if none is); every sheep is uniform in that square. Each
   dog takes its first candidate position at least ``dog_start_distance`` m from the flock
-  centre (the farthest if none is). All at rest, random headings.
+  centre (the farthest if none is) and clear of a fixed obstacle layout (a sheep inside
+  one is pushed out). All at rest, random headings. Obstacles placed per episode come
+  last, around the vehicles and clear of the pen.
 * **Observation**: :data:`FEATURES`, in the dog's frame: the egocentric head every task
   shares (own velocity, walls, time, the other dogs and the nearest sheep in slots:
   :mod:`steer_env.engine.egocentric`), then the pen's offset and the flock's summary
   (centre offset and velocity, spread, the offset of the sheep farthest from the centre,
   the fraction penned), and Strömbom's target point (where his dog would go, and whether
-  it would collect or drive).
+  it would collect or drive), then the nearest obstacles.
 * **Outcome** (at the end of each episode, :data:`ENV_RESULT`): whether it succeeded and
   on which step, the fraction penned, the flock's cohesion, fragmentation and
   polarisation, the dogs' path length and their control efficiency.
@@ -35,16 +37,16 @@ from __future__ import annotations
 
 import importlib
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
-from steer_env.engine.egocentric import OTHER, SELF, other_rows
+from steer_env.engine.egocentric import OBSTACLES, OTHER, SELF, other_rows
 from steer_env.engine.features import Feature, FeatureGroup, FeatureTable
-from steer_env.engine.layout import world_record
+from steer_env.engine.layout import OBSTACLE_WORLD_FIELDS, ObstacleField, world_record
 
 #: The teams, by code (``VEHICLE.team``).
 TEAMS = ("dog", "sheep")
@@ -108,7 +110,7 @@ TARGET = FeatureGroup(
         (1, "1 while Strömbom's dog would collect a straggler, 0 while it would drive"),
     ),
 )
-FEATURES = FeatureTable((SELF, DOG_SLOTS, SHEEP_SLOTS, PEN, FLOCK, TARGET))
+FEATURES = FeatureTable((SELF, DOG_SLOTS, SHEEP_SLOTS, PEN, FLOCK, TARGET, OBSTACLES))
 
 # Positions the compiled writer uses (constants there), from the start of their group.
 PEN_OFFSET = PEN.index("offset_forward")
@@ -155,6 +157,7 @@ WORLD = np.dtype(
         ("collect_offset", "f8"),  # m, the collect point beyond the straggler (r_a)
         ("drive_distance", "f8"),  # m, the drive point behind the flock centre (r_a sqrt N)
         ("target_weight", "f8"),  # weight of the dog's distance to Strömbom's point
+        *OBSTACLE_WORLD_FIELDS,
     ],
     align=True,
 )
@@ -241,6 +244,11 @@ class World:
     spread_weight: float = 1.0
     penned_weight: float = 1.0
     target_weight: float = 0.0
+    obstacles: ObstacleField = field(default_factory=ObstacleField)
+
+    @property
+    def observed_obstacles(self) -> int:
+        return self.obstacles.observed
 
     @property
     def rules(self) -> ModuleType:

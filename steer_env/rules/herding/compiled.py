@@ -22,10 +22,15 @@ from steer_env.core.vecmath import length, to_local
 from steer_env.engine.egocentric import OTHER_WIDTH, SELF_WIDTH
 from steer_env.engine.step import (
     BLOCK,
+    clear_of_obstacles,
     clip_unit,
     move,
     observe_egocentric,
+    observe_obstacles,
+    place_obstacles,
+    push_out_of_obstacles,
     scripted_forces,
+    start_obstacles,
     start_wander,
 )
 from steer_env.rules.herding import (
@@ -285,7 +290,8 @@ def clear_outcome(res_env):
 def observe_rows(envs, state, vehicles, world, agent_index, obs, dist, order):
     """Observations of every learned dog of environments ``envs`` into ``obs[envs]``: the
     egocentric head (:func:`~steer_env.engine.step.observe_egocentric`), then the pen and
-    the flock in the dog's frame, and Strömbom's target point; all clipped to their bounds."""
+    the flock in the dog's frame, Strömbom's target point and the nearest obstacles; all
+    clipped to their bounds."""
     pos, vel, head = state.position, state.velocity, state.heading
     pen_at = SELF_WIDTH + OTHER_WIDTH * (world.observed_teammates + world.observed_opponents)
     flock_at = pen_at + PEN_WIDTH
@@ -327,6 +333,7 @@ def observe_rows(envs, state, vehicles, world, agent_index, obs, dist, order):
             row[target_at + TARGET_OFFSET] = clip_unit(f / diag)
             row[target_at + TARGET_OFFSET + 1] = clip_unit(s / diag)
             row[target_at + TARGET_COLLECTING] = 1.0 if collecting else 0.0
+        observe_obstacles(e, pos, head, state.obstacles, world, agent_index, obs)
 
 
 @engine_kernel
@@ -371,6 +378,7 @@ def reset_env(e, state, vehicles, world, agent_index):
             break
     lo_v = -half + margin
     span_v = world.arena_size - 2.0 * margin
+    start_obstacles(e, state, world)
     for i in range(n):
         base = RESET_DRAWS_PER_ENV + i * RESET_DRAWS_PER_VEHICLE
         if vehicles[i].team == SHEEP:
@@ -379,8 +387,11 @@ def reset_env(e, state, vehicles, world, agent_index):
             pos[i, 1] = fy + y
         else:
             best = -1.0
+            clearance = vehicles[i].radius + world.obstacle_gap
             for c in range(START_CANDIDATES):
                 x, y = start_candidate(key, counter, base + 2 * c, lo_v, span_v)
+                if not clear_of_obstacles(state.obstacles, e, x, y, clearance):
+                    continue
                 d = length(x - fx, y - fy)
                 if d > best:
                     best = d
@@ -390,6 +401,10 @@ def reset_env(e, state, vehicles, world, agent_index):
                     pos[i, 0] = x
                     pos[i, 1] = y
                     break
+            if best < 0.0:
+                # No candidate clear of the obstacles: the first one, pushed out below.
+                pos[i, 0], pos[i, 1] = start_candidate(key, counter, base, lo_v, span_v)
+        push_out_of_obstacles(e, i, state, vehicles)
         vel[i, 0] = 0.0
         vel[i, 1] = 0.0
         angle = two_pi * uniform_draw(key, counter, base + 2 * START_CANDIDATES)
@@ -400,7 +415,11 @@ def reset_env(e, state, vehicles, world, agent_index):
         wt[i, 1] = math.sin(wander_angle)
         state.alive[e, i] = True
         state.capture_step[e, i] = -1
-    state.counter[e] = counter + np.uint64(RESET_DRAWS_PER_ENV + n * RESET_DRAWS_PER_VEHICLE)
+    drawn = RESET_DRAWS_PER_ENV + n * RESET_DRAWS_PER_VEHICLE
+    placed = place_obstacles(
+        e, state, vehicles, world, key, counter, drawn, world.pen_x, world.pen_y, world.pen_radius
+    )
+    state.counter[e] = counter + np.uint64(drawn + placed)
     state.steps[e] = 0
     cx, cy, _, _, spread, far, penned = flock_summary(
         e, state.position, state.velocity, vehicles, world

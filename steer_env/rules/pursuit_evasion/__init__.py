@@ -14,10 +14,12 @@
   ``time_limit`` steps.
 * **Start**: vehicles placed in roster order, uniformly inside the walls, each at least
   ``min_start_distance`` from every opponent already placed (the farthest of
-  :data:`START_CANDIDATES` candidates when none is), at rest, random headings.
+  :data:`START_CANDIDATES` candidates when none is) and clear of a fixed obstacle layout,
+  at rest, random headings; then the obstacles placed per episode, around them
+  (:class:`~steer_env.engine.layout.ObstacleField`).
 * **Observation**: :data:`FEATURES`, egocentric: own velocity, the walls, elapsed time,
   then the nearest teammates and opponents in the game, each relative position, relative
-  velocity and a presence flag.
+  velocity and a presence flag, then the nearest obstacles.
 
 This module is plain Python; the compiled stages are :mod:`.compiled`.
 """
@@ -25,7 +27,7 @@ This module is plain Python; the compiled stages are :mod:`.compiled`.
 from __future__ import annotations
 
 import importlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any
 
@@ -35,6 +37,7 @@ from numpy.typing import NDArray
 from steer_env.engine.egocentric import (  # noqa: F401  (positions the compiled code reads)
     EAST_WALL,
     NORTH_WALL,
+    OBSTACLES,
     OTHER,
     OTHER_POSITION,
     OTHER_PRESENT,
@@ -50,7 +53,7 @@ from steer_env.engine.egocentric import (  # noqa: F401  (positions the compiled
     other_rows,
 )
 from steer_env.engine.features import FeatureGroup, FeatureTable
-from steer_env.engine.layout import world_record
+from steer_env.engine.layout import OBSTACLE_WORLD_FIELDS, ObstacleField, world_record
 
 #: The teams, by code (``VEHICLE.team``).
 TEAMS = ("pursuer", "evader")
@@ -67,7 +70,7 @@ RESET_DRAWS_PER_VEHICLE = 2 * START_CANDIDATES + 2
 #: egocentric observation (:mod:`steer_env.engine.egocentric`).
 TEAMMATE = FeatureGroup("teammate", OTHER, "observed_teammates", other_rows("teammate", "a"))
 OPPONENT = FeatureGroup("opponent", OTHER, "observed_opponents", other_rows("opponent", "an"))
-FEATURES = FeatureTable((SELF, TEAMMATE, OPPONENT))
+FEATURES = FeatureTable((SELF, TEAMMATE, OPPONENT, OBSTACLES))
 
 # --------------------------------------------------------------------------- records
 #: The world record the compiled stages read. ``dt`` and ``half_size`` are the engine's
@@ -90,6 +93,7 @@ WORLD = np.dtype(
         ("observed_opponents", "i8"),
         ("start_margin", "f8"),  # m from the walls at the start
         ("min_start_distance", "f8"),  # m from every opponent already placed
+        *OBSTACLE_WORLD_FIELDS,
     ],
     align=True,
 )
@@ -147,6 +151,11 @@ class World:
     min_start_distance: float
     capture_reward: float = 1.0
     escape_reward: float = 1.0
+    obstacles: ObstacleField = field(default_factory=ObstacleField)
+
+    @property
+    def observed_obstacles(self) -> int:
+        return self.obstacles.observed
 
     @property
     def rules(self) -> ModuleType:

@@ -20,11 +20,17 @@ from steer_env.core.streams import uniform_draw
 from steer_env.core.vecmath import length, to_world
 from steer_env.engine.step import (
     BLOCK,
+    clear_of_obstacles,
+    decode_obstacles,
     move,
     nearest_in_block,
     nearest_of,
     observe_egocentric,
+    observe_obstacles,
+    place_obstacles,
+    push_out_of_obstacles,
     scripted_forces,
+    start_obstacles,
     start_wander,
 )
 from steer_env.rules.pursuit_evasion import (
@@ -255,6 +261,7 @@ def observe_rows(envs, state, vehicles, world, agent_index, obs, dist, order):
             dist,
             order,
         )
+        observe_obstacles(envs[q], pos, head, state.obstacles, world, agent_index, obs)
 
 
 @engine_kernel
@@ -263,7 +270,10 @@ def reset_env(e, state, vehicles, world, agent_index):
     counter): ``RESET_DRAWS_PER_VEHICLE`` draws per vehicle, ``START_CANDIDATES`` candidate
     positions, a heading angle and a wander angle. Vehicles are placed in order; each takes
     its first candidate at least ``min_start_distance`` from every opponent already placed
-    (the candidate farthest from them if none is)."""
+    (the candidate farthest from them if none is), among the candidates clear of a fixed
+    obstacle layout (``obstacle_gap`` m from its edges; one pushed out of them if none is).
+    The obstacles placed per episode come last, around the vehicles
+    (:func:`~steer_env.engine.step.place_obstacles`), from the draws after theirs."""
     pos = state.position[e]
     vel = state.velocity[e]
     head = state.heading[e]
@@ -275,11 +285,13 @@ def reset_env(e, state, vehicles, world, agent_index):
     lo = -world.half_size + world.start_margin
     span = world.arena_size - 2.0 * world.start_margin
     two_pi = 2.0 * math.pi
+    start_obstacles(e, state, world)
     for i in range(n):
         base = i * per
         chosen = -1
         best = -1.0
         best_c = 0
+        clearance = vehicles[i].radius + world.obstacle_gap
         for c in range(START_CANDIDATES):
             cx = lo + span * uniform_draw(key, counter, base + 2 * c)
             cy = lo + span * uniform_draw(key, counter, base + 2 * c + 1)
@@ -287,6 +299,8 @@ def reset_env(e, state, vehicles, world, agent_index):
             for j in range(i):
                 if vehicles[j].team != vehicles[i].team:
                     nearest = min(nearest, length(cx - pos[j, 0], cy - pos[j, 1]))
+            if not clear_of_obstacles(state.obstacles, e, cx, cy, clearance):
+                continue
             if nearest >= world.min_start_distance:
                 chosen = c
                 break
@@ -296,6 +310,7 @@ def reset_env(e, state, vehicles, world, agent_index):
         c = chosen if chosen >= 0 else best_c
         pos[i, 0] = lo + span * uniform_draw(key, counter, base + 2 * c)
         pos[i, 1] = lo + span * uniform_draw(key, counter, base + 2 * c + 1)
+        push_out_of_obstacles(e, i, state, vehicles)
         vel[i, 0] = 0.0
         vel[i, 1] = 0.0
         angle = two_pi * uniform_draw(key, counter, base + 2 * START_CANDIDATES)
@@ -306,7 +321,8 @@ def reset_env(e, state, vehicles, world, agent_index):
         wt[i, 1] = math.sin(wander_angle)
         state.alive[e, i] = True
         state.capture_step[e, i] = -1
-    state.counter[e] = counter + np.uint64(n * per)
+    placed = place_obstacles(e, state, vehicles, world, key, counter, n * per, 0.0, 0.0, -1.0)
+    state.counter[e] = counter + np.uint64(n * per + placed)
     state.steps[e] = 0
     state.episode[e].captures = 0
     for a in range(agent_index.shape[0]):
@@ -366,7 +382,7 @@ def step(
             :data:`~steer_env.engine.layout.STRATEGY`).
         worlds: the :data:`~steer_env.rules.pursuit_evasion.WORLD` record (an array of
             length 1).
-        scene: ``(obstacles, path)``: ``(M, 3)`` circles and a ``(P, 2)`` polyline.
+        scene: ``(path,)``: a ``(P, 2)`` polyline (the obstacles are ``state``'s).
         agent_index: ``(k,)`` vehicle index of each learned agent.
         draws: random draws every active environment takes per step.
         actions: ``(E, k, 2)`` in each agent's frame, units of its max force.
@@ -408,8 +424,9 @@ def decode_observations(obs, state, vehicles, worlds):
     """The inverse of :func:`~steer_env.engine.step.observe_egocentric` for agent 0:
     rebuild, from each row of ``obs`` ``(E, obs_dim)``, the world-frame state that
     observation shows, into ``state`` (vehicle 0 the observer, then one vehicle per
-    teammate slot, then one per opponent slot; empty slots leave the game). Used by the
-    classic baselines, which act from observations.
+    teammate slot, then one per opponent slot; empty slots leave the game; the observed
+    obstacles into ``state.obstacles``). Used by the classic baselines, which act from
+    observations.
 
     The wall offsets fix the observer's pose: east minus west offset is the world x axis
     seen from the agent (times ``arena_size``), north minus south the y axis, and the mean
@@ -465,3 +482,4 @@ def decode_observations(obs, state, vehicles, worlds):
             else:
                 head[e, j, 0] = hx
                 head[e, j, 1] = hy
+        decode_obstacles(obs, e, px, py, hx, hy, world, state.obstacles)

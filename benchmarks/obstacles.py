@@ -1,0 +1,74 @@
+"""The ``obstacles`` section of ``python -m benchmarks``: what obstacles cost the native
+vector env.
+
+For each task of ``--tasks`` (and Herding-v0), ``gym.make_vec(..., vectorization_mode=
+"vector_entry_point")`` at ``--obstacle-n-envs`` envs in an empty arena and with
+:data:`OBSTACLES` obstacles placed per episode (``n_obstacles``), the two interleaved
+repeat by repeat (ABBA) so slow spells of a shared machine fall on both. Autoresets (which
+place a new layout) happen inside the timed loop. The ratio of the two is the cost: every
+vehicle's contact test against every obstacle, the obstacle slots of the observation and
+the scripted side's detection box.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from benchmarks.common import steps_for
+from benchmarks.team import Prepared, _loop, _uniform, interleave
+
+SECTION = "obstacles"
+#: Obstacles of the measured field.
+OBSTACLES = 16
+#: The tasks measured besides ``--tasks``.
+EXTRA_ENVS = {"Herding": "steer_env/Herding-v0"}
+
+
+def row_name(name: str, n_obstacles: int) -> str:
+    """The row of task ``name`` with ``n_obstacles`` obstacles."""
+    field = "empty arena" if n_obstacles == 0 else f"{n_obstacles} obstacles"
+    return f"{name} native vector env, {field}"
+
+
+def prepare(env_id: str, name: str, num_envs: int, n_obstacles: int, target_s: float) -> Prepared:
+    """The native vector env of ``env_id`` with ``n_obstacles`` obstacles, stepped with
+    uniform actions (the kernel loaded before the timing)."""
+    import gymnasium as gym
+
+    import steer_env  # noqa: F401
+
+    venv = gym.make_vec(
+        env_id, num_envs=num_envs, vectorization_mode="vector_entry_point", n_obstacles=n_obstacles
+    )
+    venv.reset(seed=0)
+    rng = np.random.default_rng(0)
+    _loop(venv.step, _uniform(rng, (2, num_envs, 2)))
+    per_step = _loop(venv.step, _uniform(rng, (3, num_envs, 2))) / 3
+    k = steps_for(per_step, target_s, 3, 20_000)
+    actions = _uniform(rng, (k, num_envs, 2))
+    prepared = Prepared(
+        row_name(name, n_obstacles),
+        num_envs,
+        "env-steps/s",
+        lambda r: k * num_envs / _loop(venv.step, actions),
+        agents=venv.unwrapped.batch.n_vehicles,
+        substeps=1,
+        note=f"{k} steps/repeat; autoresets (new layouts) included",
+        close=venv.close,
+    )
+    return prepared
+
+
+def run(
+    envs: dict[str, str], num_envs: int, repeats: int, target_s: float, add: Callable[[Any], None]
+) -> None:
+    """Each task of ``envs`` (name -> env id) and :data:`EXTRA_ENVS`: the empty arena and
+    :data:`OBSTACLES` obstacles, interleaved."""
+    for name, env_id in {**envs, **EXTRA_ENVS}.items():
+        pair = [prepare(env_id, name, num_envs, n, target_s) for n in (0, OBSTACLES)]
+        for row in interleave(pair, repeats):
+            row.section = SECTION
+            add(row)
