@@ -404,8 +404,15 @@ def obstacle_avoidance(
     for k in range(radii.shape[0]):
         if not radii[k] > 0.0:
             continue  # an empty row of an obstacle table
-        lx, ly = to_local(centers[k, 0] - px, centers[k, 1] - py, hx, hy)
+        dx = centers[k, 0] - px
+        dy = centers[k, 1] - py
         grown = radii[k] + radius
+        # Too far to cross the box: the box's far corner is (box, +/-grown) from the
+        # vehicle, so a centre that crosses it lies within (box + grown, grown).
+        reach = box + grown
+        if dx * dx + dy * dy > reach * reach + grown * grown:
+            continue
+        lx, ly = to_local(dx, dy, hx, hy)
         if lx + grown >= 0.0 and lx - grown <= box and abs(ly) < grown:
             half_chord = math.sqrt(max(grown * grown - ly * ly, 0.0))
             near_x = lx - half_chord if lx - half_chord > 0.0 else lx + half_chord

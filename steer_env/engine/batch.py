@@ -511,7 +511,9 @@ class Batch:
         """The compiled entry points' working arrays
         (:class:`~steer_env.engine.step.StepWork`), made on first use."""
         if self._work is None:
-            self._work = _step_module().step_work(self._all, self.n_vehicles)
+            self._work = _step_module().step_work(
+                self._all, self.n_vehicles, self.state.obstacles.shape[1]
+            )
         return self._work
 
     def _observation_buffer(

@@ -190,22 +190,22 @@ class StepWork(NamedTuple):
     force: np.ndarray  #: (n, 2, B) N: each vehicle's steering force in the block
     before: np.ndarray  #: (n, 2, B) m: positions before the move (the swept capture test)
     strategy: StrategyScratch  #: the strategies' working arrays for a block
-    distance: np.ndarray  #: (n,) m: the observation slots' distances
-    order: np.ndarray  #: (n,) int64: the observation slots' order
+    distance: np.ndarray  #: (max(n, M),) m: the observation slots' distances
+    order: np.ndarray  #: (max(n, M),) int64: the observation slots' order
     env_index: np.ndarray  #: (E,) int64: 0 .. E - 1
 
 
-def step_work(env_index: np.ndarray, n: int) -> StepWork:
+def step_work(env_index: np.ndarray, n: int, m: int = 0) -> StepWork:
     """A :class:`StepWork` for :func:`step` on the ``E`` environments ``env_index`` (the
-    caller's ``(E,)`` int64 ``0 .. E - 1``) of ``n`` vehicles, in blocks of
-    ``B = min(BLOCK, E)`` environments."""
+    caller's ``(E,)`` int64 ``0 .. E - 1``) of ``n`` vehicles and ``m`` obstacle rows, in
+    blocks of ``B = min(BLOCK, E)`` environments."""
     size = min(BLOCK, env_index.shape[0])
     return StepWork(
         np.zeros((n, 2, size)),
         np.zeros((n, 2, size)),
         strategy_scratch(size, n),
-        np.zeros(n),
-        np.zeros(n, dtype=np.int64),
+        np.zeros(max(n, m)),
+        np.zeros(max(n, m), dtype=np.int64),
         env_index,
     )
 
@@ -942,9 +942,10 @@ def move(e0, m, state, active, vehicles, world, actions, force, before):
     obstacles (:func:`~steer_env.core.physics.circle_contact`) for every vehicle in the
     game of the active environments; positions before the step go to ``before[i, :, b]``.
 
-    The walls clamp first, then each obstacle stops the move where it first touched it.
-    Obstacles keep a gap of at least a vehicle's diameter from the walls and from each
-    other (the tasks' configs check it), so neither can push a vehicle into the other."""
+    The walls clamp first, then each obstacle stops the move where it first touched it
+    (:func:`obstacle_contact`). Obstacles keep a gap of at least a vehicle's diameter from
+    the walls and from each other (the tasks' configs check it), so neither can push a
+    vehicle into the other."""
     pos, vel, head = state.position, state.velocity, state.heading
     obstacles = state.obstacles
     n = pos.shape[1]
@@ -985,20 +986,10 @@ def move(e0, m, state, active, vehicles, world, actions, force, before):
                 veh.max_force,
                 dt,
             )
-            px, wvx = wall(px, vx, limit)
-            py, wvy = wall(py, vy, limit)
-            for o in range(obstacles.shape[1]):
-                r = obstacles[e, o, 2]
-                if r > 0.0:
-                    px, py, wvx, wvy, _ = circle_contact(
-                        before[i, 0, b], before[i, 1, b], px, py, wvx, wvy,
-                        obstacles[e, o, 0], obstacles[e, o, 1], r + veh.radius,
-                    )  # fmt: skip
-            pos[e, i, 0] = px
-            pos[e, i, 1] = py
+            pos[e, i, 0], wvx = wall(px, vx, limit)
+            pos[e, i, 1], wvy = wall(py, vy, limit)
             if wvx != vx or wvy != vy:
-                # A wall or an obstacle took away part of the velocity: the heading follows
-                # what is left.
+                # A wall took away part of the velocity: the heading follows what is left.
                 speed = length(wvx, wvy)
                 if speed > MIN_HEADING_SPEED:
                     hx = wvx / speed
@@ -1007,6 +998,46 @@ def move(e0, m, state, active, vehicles, world, actions, force, before):
             vel[e, i, 1] = wvy
             head[e, i, 0] = hx
             head[e, i, 1] = hy
+        if obstacles.shape[1] > 0:
+            # A pass of its own, so an empty arena's loop above stays as short as before.
+            for b in range(m):
+                e = e0 + b
+                if active[e] and state.alive[e, i]:
+                    obstacle_contact(e, i, b, state, veh.radius, before)
+
+
+@engine_kernel
+def obstacle_contact(e, i, b, state, radius, before):
+    """The obstacles of environment ``e`` stop vehicle ``i`` (body ``radius`` m), which
+    moved from ``before[i, :, b]`` to where it is, one obstacle after another
+    (:func:`~steer_env.core.physics.circle_contact`); when they took away part of its
+    velocity, its heading follows what is left, as at a wall."""
+    obstacles = state.obstacles
+    pos, vel, head = state.position, state.velocity, state.heading
+    px, py = pos[e, i, 0], pos[e, i, 1]
+    vx, vy = vel[e, i, 0], vel[e, i, 1]
+    # A move can only touch an obstacle whose edge is within the move's length of where it
+    # ended: one squared distance rules out the others.
+    travel = radius + length(px - before[i, 0, b], py - before[i, 1, b])
+    for o in range(obstacles.shape[1]):
+        r = obstacles[e, o, 2]
+        ox = px - obstacles[e, o, 0]
+        oy = py - obstacles[e, o, 1]
+        near = r + travel
+        if r > 0.0 and ox * ox + oy * oy < near * near:
+            px, py, vx, vy, _ = circle_contact(
+                before[i, 0, b], before[i, 1, b], px, py, vx, vy,
+                obstacles[e, o, 0], obstacles[e, o, 1], r + radius,
+            )  # fmt: skip
+    pos[e, i, 0] = px
+    pos[e, i, 1] = py
+    if vx != vel[e, i, 0] or vy != vel[e, i, 1]:
+        speed = length(vx, vy)
+        if speed > MIN_HEADING_SPEED:
+            head[e, i, 0] = vx / speed
+            head[e, i, 1] = vy / speed
+        vel[e, i, 0] = vx
+        vel[e, i, 1] = vy
 
 
 @engine_kernel
@@ -1116,56 +1147,65 @@ def place_obstacles(e, state, vehicles, world, key, counter, first, keep_x, keep
     return count * OBSTACLE_DRAWS
 
 
-@engine_inline_kernel
-def observe_obstacles(e, pos, head, obstacles, world, agent_index, obs):
+@engine_kernel
+def observe_obstacles(e, pos, head, obstacles, world, agent_index, obs, dist, order):
     """The ``observed_obstacles`` obstacles of environment ``e`` nearest to each learned
     agent's body, nearest first (ties: the lower row), into the last
     ``OBSTACLE_WIDTH * observed_obstacles`` positions of ``obs[e, a]``: the offset to the
     nearest point of the obstacle's edge in the agent's frame, its radius and a presence
-    flag; padding slots all zero. Each slot is the nearest obstacle after the previous
-    slot's (no working array: ``observed_obstacles`` passes over the ``M`` rows)."""
+    flag; padding slots all zero. ``dist`` (at least ``M`` long) takes each obstacle's
+    distance (``inf``: an empty row), ``order`` (at least ``observed_obstacles``) the
+    nearest, by rank."""
     slots = world.observed_obstacles
     if slots == 0:
         return
     start = obs.shape[2] - OBSTACLE_WIDTH * slots
-    diag, arena = world.diagonal, world.arena_size
-    m = obstacles.shape[1]
+    diag, inv_arena = world.diagonal, 1.0 / world.arena_size
     for a in range(agent_index.shape[0]):
         i = agent_index[a]
         row = obs[e, a]
         px, py = pos[e, i, 0], pos[e, i, 1]
         hx, hy = head[e, i, 0], head[e, i, 1]
-        last_d = -np.inf
-        last_o = -1
+        m = obstacles.shape[1]
+        # Every distance first (a branch-free loop the compiler vectorises), then each
+        # obstacle's rank among them.
+        for o in range(m):
+            r = obstacles[e, o, 2]
+            d = length(obstacles[e, o, 0] - px, obstacles[e, o, 1] - py) - r
+            dist[o] = d if r > 0.0 else np.inf
+        kept = 0
+        for o in range(m):
+            d = dist[o]
+            if kept == slots:
+                if not d < dist[order[slots - 1]]:
+                    continue
+                kept -= 1  # the farthest kept drops out
+            elif d == np.inf:
+                continue
+            q = kept
+            while q > 0 and dist[order[q - 1]] > d:
+                order[q] = order[q - 1]
+                q -= 1
+            order[q] = o
+            kept += 1
         for q in range(slots):
             at = start + OBSTACLE_WIDTH * q
-            best_d = np.inf
-            best_o = -1
-            for o in range(m):
-                r = obstacles[e, o, 2]
-                if not r > 0.0:
-                    continue
-                d = length(obstacles[e, o, 0] - px, obstacles[e, o, 1] - py) - r
-                after = d > last_d or (d == last_d and o > last_o)
-                if after and (d < best_d or (d == best_d and o < best_o)):
-                    best_d = d
-                    best_o = o
-            if best_o < 0:
+            if q >= kept:
                 for f_ in range(OBSTACLE_WIDTH):
                     row[at + f_] = 0.0
                 continue
-            last_d = best_d
-            last_o = best_o
-            ox = obstacles[e, best_o, 0] - px
-            oy = obstacles[e, best_o, 1] - py
-            r = obstacles[e, best_o, 2]
-            centre = length(ox, oy)
-            # The nearest point of the edge: the centre's offset shortened by the radius.
-            scale = (centre - r) / centre if centre > 0.0 else 0.0
+            o = order[q]
+            ox = obstacles[e, o, 0] - px
+            oy = obstacles[e, o, 1] - py
+            r = obstacles[e, o, 2]
+            centre = dist[o] + r
+            # The nearest point of the edge: the centre's offset shortened by the radius,
+            # in units of the diagonal (one division for the slot).
+            scale = (centre - r) / (centre * diag) if centre > 0.0 else 0.0
             f, s = to_local(ox * scale, oy * scale, hx, hy)
-            row[at + OBSTACLE_OFFSET] = clip_unit(f / diag)
-            row[at + OBSTACLE_OFFSET + 1] = clip_unit(s / diag)
-            row[at + OBSTACLE_RADIUS] = min(r / arena, 1.0)
+            row[at + OBSTACLE_OFFSET] = clip_unit(f)
+            row[at + OBSTACLE_OFFSET + 1] = clip_unit(s)
+            row[at + OBSTACLE_RADIUS] = min(r * inv_arena, 1.0)
             row[at + OBSTACLE_PRESENT] = 1.0
 
 
