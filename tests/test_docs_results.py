@@ -227,7 +227,9 @@ def test_team_pursuit_docstring_quotes_the_calibration_file():
 
 # ------------------------------------------------------------------ training runs
 RUN_FILES = sorted(p for p in TRAIN_RUNS.glob("*.json") if not p.name.endswith("_comparison.json"))
-RUN_NAME = re.compile(r"(?P<task>[a-z_]+?)(?P<rllib>_rllib)?_seed(?P<seed>\d+)\.json")
+RUN_NAME = re.compile(
+    r"(?P<task>[a-z_]+?)(?P<rllib>_rllib)?(?P<obstacles>_obstacles)?_seed(?P<seed>\d+)\.json"
+)
 
 
 @pytest.mark.parametrize("path", RUN_FILES, ids=[p.name for p in RUN_FILES])
@@ -248,6 +250,8 @@ def test_train_run_file_is_a_finished_runs_config(path):
         m["rllib"]
     )
     assert data["comparison"]["episodes"] == 1000
+    # A run among obstacles names them in its file, and only then.
+    assert bool((data["options"].get("config") or {}).get("n_obstacles")) == bool(m["obstacles"])
     # The guides say every seed meets its goal (the runs-table's "goal met" column).
     assert data["comparison"]["goal"]["met"]
     (session,) = data["sessions"]
@@ -423,6 +427,9 @@ def test_herding_docstring_quotes_the_calibration_sweep():
         "herding_ppo",
         "herding_2dogs_ppo",
         "herding_1dog_50sheep_ppo",
+        "pursuit_obstacles_ppo",
+        "evasion_obstacles_ppo",
+        "herding_obstacles_ppo",
     ],
 )
 def test_models_readme_training_figures_are_the_runs(name):
@@ -606,3 +613,72 @@ def test_rllib_guide_stock_runner_ratio_is_the_results_file():
     )
     runner = " ".join((ROOT / "agents" / "rllib" / "runner.py").read_text().split())
     assert f"sampling only about {ratio:.0f}x faster than Gymnasium's" in runner
+
+
+# ------------------------------------------------------------------ obstacles
+def _obstacle_files(task: str) -> dict[str, dict]:
+    models = "agents/models"
+    return {
+        "trained": read(f"{models}/{task}_obstacles_ppo_comparison.json"),
+        "trained_empty": read(f"{models}/{task}_obstacles_ppo_empty_comparison.json"),
+        "empty_model": read(f"{models}/{task}_ppo_obstacles_comparison.json"),
+    }
+
+
+def _signed_ci(paired: dict) -> str:
+    lo, hi = paired["success_diff_ci95"]
+    return f"{100 * paired['success_diff']:+.1f} [{100 * lo:+.1f}, {100 * hi:+.1f}]"
+
+
+@pytest.mark.parametrize(("task", "count"), [("pursuit", 12), ("evasion", 12), ("herding", 8)])
+def test_obstacle_comparisons_are_paired_and_meet_their_goal(task, count):
+    """The obstacle model beats the classic baseline on 1,000 held-out episodes among 12
+    obstacles; its empty-arena comparison plays the same seeds without them, so the
+    classic agent's two rows are paired too (the starts are the same)."""
+    f = _obstacle_files(task)
+    trained, empty = f["trained"], f["trained_empty"]
+    assert trained["episodes"] == empty["episodes"] == 1000
+    assert trained["seed"] == empty["seed"] == f["empty_model"]["seed"]
+    assert trained["config"] == {"n_obstacles": count}
+    assert empty["config"] == {"n_obstacles": 0, "observed_obstacles": 4}
+    assert f["empty_model"]["config"] == {"n_obstacles": count, "observed_obstacles": 0}
+    baseline = next(iter(trained["paired_vs_learned"]))  # the task's first (classic) baseline
+    assert trained["paired_vs_learned"][baseline]["success_diff_ci95"][0] > 0
+    assert trained["goal"]["met"]
+    # Obstacles move the classic agent's success by at least 10 points.
+    classic = trained["agents"][baseline]["success_rate"]
+    assert abs(classic - empty["agents"][baseline]["success_rate"]) >= 0.10
+
+
+def test_readme_and_guide_obstacle_figures_are_the_comparisons():
+    pursuit, evasion = _obstacle_files("pursuit"), _obstacle_files("evasion")
+    readme = " ".join((ROOT / "README.md").read_text().split())
+    p, e = pursuit["trained"], evasion["trained"]
+    assert (
+        f"the classic pursuer captures {pct(p['agents']['classic']['success_rate'])} "
+        f"({pct(pursuit['trained_empty']['agents']['classic']['success_rate'])} in the empty "
+        f"arena) and the classic evader survives {pct(e['agents']['classic']['success_rate'])} "
+        f"({pct(evasion['trained_empty']['agents']['classic']['success_rate'])})"
+    ) in readme
+    assert (
+        f"captures {pct(p['agents']['learned']['success_rate'])}, "
+        f"{_signed_ci(p['paired_vs_learned']['classic'])} points over the classic one"
+    ) in readme
+    assert (
+        f"survives {pct(e['agents']['learned']['success_rate'])}, "
+        f"{_signed_ci(e['paired_vs_learned']['classic'])}"
+    ) in readme
+    h = _obstacle_files("herding")
+    dog, empty_dog = h["trained"], h["trained_empty"]
+    assert (
+        f"a dog that pens {pct(dog['agents']['learned']['success_rate'])}, "
+        f"{_signed_ci(dog['paired_vs_learned']['strombom'])} over Strömbom's "
+        f"({pct(dog['agents']['strombom']['success_rate'])}; "
+        f"{pct(empty_dog['agents']['strombom']['success_rate'])} without obstacles)"
+    ) in readme
+    guide = page("guides/obstacles.md")
+    assert f"dog pens {pct(empty_dog['agents']['learned']['success_rate'])}" in guide
+    blind = pursuit["empty_model"]["agents"]
+    assert f"captures {pct(blind['classic']['success_rate'])}" in guide
+    assert f"captures {pct(blind['learned']['success_rate'])}" in guide
+    assert f"({pct(pursuit['trained_empty']['agents']['learned']['success_rate'])} against" in guide

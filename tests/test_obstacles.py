@@ -372,3 +372,38 @@ def test_frames_show_the_obstacles(env_id):
 def test_bad_obstacle_arguments_are_named(config, message):
     with pytest.raises(ValueError, match=message):
         gym.make("steer_env/Pursuit-v0", **config)
+
+
+def test_the_hiding_evader_puts_the_obstacle_between_itself_and_the_pursuer():
+    """Buckland's hide: the evader goes to the spot behind the obstacle as the pursuer sees
+    it, so the obstacle ends up blocking the line between them."""
+    env = gym.make(  # threat_range: the pursuer stays a threat, so it keeps hiding
+        "steer_env/Pursuit-v0",
+        obstacles=[(0.0, 0.0, 2.0)],
+        opponent_strategy="hide",
+        threat_range=30.0,
+    )
+    env.reset(seed=0)
+    state = env.unwrapped.batch.state
+    state.position[0, 0] = (-7.0, 0.0)  # the pursuer, standing still
+    state.position[0, 1] = (0.0, 5.0)  # the evader, above the obstacle, in plain sight
+    state.velocity[0] = 0.0
+    for _ in range(60):
+        env.step(np.zeros(2, dtype=np.float32))
+    pursuer, evader = state.position[0, 0], state.position[0, 1]
+    # The distance from the obstacle's centre to the segment pursuer-evader.
+    d = evader - pursuer
+    t = np.clip(-pursuer @ d / (d @ d), 0.0, 1.0)
+    assert np.linalg.norm(pursuer + t * d) < 2.0
+    assert evader[0] > 2.0  # behind the obstacle, seen from the pursuer
+
+
+def test_evasion_compares_the_hiding_evader_too():
+    from steer_env.tasks import get_task
+
+    assert list(get_task("evasion").baselines) == ["classic", "hide"]
+    policy = ScriptedPolicy("evasion", "hide", config={"n_obstacles": 6})
+    env = gym.make("steer_env/Evasion-v0", n_obstacles=6)
+    obs, _ = env.reset(seed=1)
+    action, _ = policy.predict(obs)
+    assert action.shape == (2,) and np.all(np.abs(action) <= 1.0)

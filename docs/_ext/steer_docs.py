@@ -314,10 +314,17 @@ def baseline_markdown(paths: list[str]) -> str:
                 continue
             lo, hi = a["success_ci95"]
             rate = f"{verb} {100 * a['success_rate']:.1f}% [{100 * lo:.1f}, {100 * hi:.1f}]"
-            lines.append(f"| {data['env_id'].split('/')[-1]} | {a['label']} | {rate} |")
+            task = data["env_id"].split("/")[-1] + _field_of(data.get("config") or {})
+            lines.append(f"| {task} | {a['label']} | {rate} |")
         notes.append(f"`{path}`: {data['episodes']} episodes from seed {data['seed']:,}")
     lines += ["", "; ".join(notes) + "."]
     return "\n".join(lines)
+
+
+def _field_of(config: dict) -> str:
+    """`` (12 obstacles)`` for a comparison played with obstacles, else nothing."""
+    count = len(config["obstacles"]) if config.get("obstacles") else config.get("n_obstacles", 0)
+    return f" ({count} obstacles)" if count else ""
 
 
 class BaselineTable(SphinxDirective):

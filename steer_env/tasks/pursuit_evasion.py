@@ -7,7 +7,10 @@ truncated running sum, all parameters from the task config:
   beyond ``threat_range``) and, only while unthreatened, wander;
 * **classic pursuer**: wall avoidance, separation from the other pursuers, pursuit of the
   nearest evader with prediction;
-* **naive pursuer**: wall avoidance, then seek the nearest evader's current position.
+* **naive pursuer**: wall avoidance, then seek the nearest evader's current position;
+* **hiding evader**: wall avoidance, Buckland's hide from the nearest pursuer within
+  ``threat_range`` (behind the obstacle whose hiding spot is nearest; evade without
+  obstacles) and, while unthreatened, wander.
 
 With obstacles in the arena, each adds obstacle avoidance (Buckland's detection box) right
 after wall avoidance.
@@ -52,6 +55,29 @@ def classic_evader(cfg: TaskConfig) -> Strategy:
     )
 
 
+def hiding_evader(cfg: TaskConfig) -> Strategy:
+    """Wall avoidance, obstacle avoidance, then Buckland's hide from the nearest pursuer
+    within ``threat_range`` (arrive at the nearest spot behind an obstacle as seen from
+    it; evade it in an empty arena), and wander while unthreatened (prioritized)."""
+    return Strategy(
+        [
+            Behavior("wall_avoidance", cfg.wall_weight, feeler_length=cfg.feeler_length),
+            *obstacle_avoidance(cfg),
+            Behavior("hide", cfg.evade_weight, active_within=cfg.threat_range),
+            Behavior(
+                "wander",
+                cfg.wander_weight,
+                wander_radius=cfg.wander_radius,
+                wander_distance=cfg.wander_distance,
+                wander_jitter=cfg.wander_jitter,
+                active_beyond=cfg.threat_range,
+            ),
+        ],
+        combination="prioritized",
+        name="hiding evader",
+    )
+
+
 def classic_pursuer(cfg: TaskConfig) -> Strategy:
     """Wall avoidance, separation from teammates, pursuit with prediction (prioritized)."""
     return Strategy(
@@ -84,7 +110,7 @@ def naive_pursuer(cfg: TaskConfig) -> Strategy:
     )
 
 
-STRATEGIES["evader"].update(classic=classic_evader)
+STRATEGIES["evader"].update(classic=classic_evader, hide=hiding_evader)
 STRATEGIES["pursuer"].update(classic=classic_pursuer, naive=naive_pursuer)
 
 #: PPO for the default ``python train.py``: 32 envs x 128 steps per rollout (4,096
@@ -159,7 +185,7 @@ EVASION = register(
         learned_team="evader",
         default_config=TaskConfig(n_opponents=2),
         opponent_strategy=classic_pursuer,
-        baselines={"classic": classic_evader},
+        baselines={"classic": classic_evader, "hide": hiding_evader},
         success="escape",
         metrics=Metrics(
             "agents",
