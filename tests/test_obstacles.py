@@ -407,3 +407,28 @@ def test_evasion_compares_the_hiding_evader_too():
     obs, _ = env.reset(seed=1)
     action, _ = policy.predict(obs)
     assert action.shape == (2,) and np.all(np.abs(action) <= 1.0)
+
+
+@pytest.mark.parametrize(
+    ("module", "config"),
+    [
+        ("steer_env.envs.team_pursuit_v0", {"n_obstacles": 8, "learned": "both"}),
+        ("steer_env.envs.herding_v0", {"n_obstacles": 6, "n_dogs": 2, "n_sheep": 10}),
+        ("steer_env.envs.evasion_v0", {"obstacles": [(0.0, 0.0, 3.0)]}),
+    ],
+)
+def test_pettingzoo_forms_with_obstacles_pass_pettingzoos_tests(module, config):
+    from pettingzoo.test import parallel_api_test, parallel_seed_test
+
+    m = importlib.import_module(module)
+    parallel_api_test(m.parallel_env(**config), num_cycles=60)
+    parallel_seed_test(lambda: m.parallel_env(**config), num_cycles=30)
+    # The vector form places env i's layout as the parallel env seeded seed + i.
+    vector = m.vector_env(2, **config)
+    vector.reset(seed=40)
+    for i in range(2):
+        single = m.parallel_env(**config)
+        single.reset(seed=40 + i)
+        np.testing.assert_array_equal(
+            vector.batch.state.obstacles[i], single.batch.state.obstacles[0]
+        )
