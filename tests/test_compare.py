@@ -94,13 +94,13 @@ def test_run_comparison_writes_files(tmp_path):
 
     pol = load_policy(None, EVASION)  # the shipped evasion model
     s = compare.run_comparison(EVASION, pol, episodes=12, seed=7, out=tmp_path)
-    assert set(s["agents"]) == {"learned", "classic"}
+    assert set(s["agents"]) == {"learned", "classic", "hide"}  # the task's baselines
     for name in ("comparison.csv", "episodes.csv", "comparison.json", "survival.png"):
         assert (tmp_path / name).stat().st_size > 0
     rows = list(csv.DictReader((tmp_path / "comparison.csv").open()))
-    assert [r["agent"] for r in rows] == ["learned", "classic"]
+    assert [r["agent"] for r in rows] == ["learned", "classic", "hide"]
     eps = list(csv.DictReader((tmp_path / "episodes.csv").open()))
-    assert len(eps) == 24 and eps[0]["seed"] == "7" and eps[11]["seed"] == "18"
+    assert len(eps) == 36 and eps[0]["seed"] == "7" and eps[11]["seed"] == "18"
     data = json.loads((tmp_path / "comparison.json").read_text())
     assert data["seed"] == 7 and data["episodes"] == 12
     assert (tmp_path / "survival.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

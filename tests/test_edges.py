@@ -55,6 +55,17 @@ def configs(draw):
     if cfg["min_start_distance"] <= cfg["capture_radius"]:
         cfg["capture_radius"] = cfg["min_start_distance"] * 0.5
     cfg["n_opponents"] = min(cfg.get("n_opponents", 2), 4)
+    # Obstacles: radii in order, every gap at least a vehicle's diameter, room to place one.
+    lo, hi = cfg.get("obstacle_radius_min", 1.0), cfg.get("obstacle_radius_max", 2.0)
+    lo, hi = min(lo, hi, half * 0.3), min(max(lo, hi), half * 0.3)
+    cfg["obstacle_radius_min"], cfg["obstacle_radius_max"] = lo, hi
+    gap = max(cfg.get("obstacle_gap", 1.0), 2 * cfg["vehicle_radius"])
+    cfg["obstacle_gap"] = min(gap, half * 0.6) if lo + gap >= half else gap
+    if (
+        cfg["obstacle_radius_min"] + cfg["obstacle_gap"] >= half
+        or cfg["obstacle_gap"] < 2 * (cfg["vehicle_radius"])
+    ):
+        cfg["n_obstacles"] = 0
     cfg["time_limit"] = 40
     return cfg
 
