@@ -1148,14 +1148,13 @@ def place_obstacles(e, state, vehicles, world, key, counter, first, keep_x, keep
 
 
 @engine_kernel
-def observe_obstacles(e, pos, head, obstacles, world, agent_index, obs, dist, order):
+def observe_obstacles(e, pos, head, obstacles, world, agent_index, obs, dist):
     """The ``observed_obstacles`` obstacles of environment ``e`` nearest to each learned
     agent's body, nearest first (ties: the lower row), into the last
     ``OBSTACLE_WIDTH * observed_obstacles`` positions of ``obs[e, a]``: the offset to the
     nearest point of the obstacle's edge in the agent's frame, its radius and a presence
     flag; padding slots all zero. ``dist`` (at least ``M`` long) takes each obstacle's
-    distance (``inf``: an empty row), ``order`` (at least ``observed_obstacles``) the
-    nearest, by rank."""
+    distance (``inf``: an empty row); each slot then takes the nearest one left."""
     slots = world.observed_obstacles
     if slots == 0:
         return
@@ -1167,38 +1166,31 @@ def observe_obstacles(e, pos, head, obstacles, world, agent_index, obs, dist, or
         px, py = pos[e, i, 0], pos[e, i, 1]
         hx, hy = head[e, i, 0], head[e, i, 1]
         m = obstacles.shape[1]
-        # Every distance first (a branch-free loop the compiler vectorises), then each
-        # obstacle's rank among them.
+        # Every distance first (a branch-free loop the compiler vectorises).
         for o in range(m):
             r = obstacles[e, o, 2]
             d = length(obstacles[e, o, 0] - px, obstacles[e, o, 1] - py) - r
             dist[o] = d if r > 0.0 else np.inf
-        kept = 0
-        for o in range(m):
-            d = dist[o]
-            if kept == slots:
-                if not d < dist[order[slots - 1]]:
-                    continue
-                kept -= 1  # the farthest kept drops out
-            elif d == np.inf:
-                continue
-            q = kept
-            while q > 0 and dist[order[q - 1]] > d:
-                order[q] = order[q - 1]
-                q -= 1
-            order[q] = o
-            kept += 1
         for q in range(slots):
+            # The nearest left: a minimum by selects (no data-dependent branch to
+            # mispredict; the lower row wins a tie), then taken out of the running.
+            best = np.inf
+            o = -1
+            for c in range(m):
+                d = dist[c]
+                nearer = d < best
+                best = d if nearer else best
+                o = c if nearer else o
             at = start + OBSTACLE_WIDTH * q
-            if q >= kept:
+            if o < 0:
                 for f_ in range(OBSTACLE_WIDTH):
                     row[at + f_] = 0.0
                 continue
-            o = order[q]
+            dist[o] = np.inf
             ox = obstacles[e, o, 0] - px
             oy = obstacles[e, o, 1] - py
             r = obstacles[e, o, 2]
-            centre = dist[o] + r
+            centre = best + r
             # The nearest point of the edge: the centre's offset shortened by the radius,
             # in units of the diagonal (one division for the slot).
             scale = (centre - r) / (centre * diag) if centre > 0.0 else 0.0
