@@ -29,6 +29,18 @@ from steer_env.tasks import STRATEGIES, Metrics, Task, register, training
 from steer_env.tasks.config import TaskConfig, obstacle_avoidance
 
 
+def unthreatened_wander(cfg: TaskConfig) -> Behavior:
+    """The evaders' wander, acting only while no pursuer is within ``threat_range``."""
+    return Behavior(
+        "wander",
+        cfg.wander_weight,
+        wander_radius=cfg.wander_radius,
+        wander_distance=cfg.wander_distance,
+        wander_jitter=cfg.wander_jitter,
+        active_beyond=cfg.threat_range,
+    )
+
+
 def classic_evader(cfg: TaskConfig) -> Strategy:
     """Wall avoidance, evade, and wander while unthreatened (prioritized)."""
     return Strategy(
@@ -41,14 +53,7 @@ def classic_evader(cfg: TaskConfig) -> Strategy:
                 threat_range=cfg.threat_range,
                 prediction_time=cfg.max_prediction_time,
             ),
-            Behavior(
-                "wander",
-                cfg.wander_weight,
-                wander_radius=cfg.wander_radius,
-                wander_distance=cfg.wander_distance,
-                wander_jitter=cfg.wander_jitter,
-                active_beyond=cfg.threat_range,
-            ),
+            unthreatened_wander(cfg),
         ],
         combination="prioritized",
         name="classic evader",
@@ -64,14 +69,7 @@ def hiding_evader(cfg: TaskConfig) -> Strategy:
             Behavior("wall_avoidance", cfg.wall_weight, feeler_length=cfg.feeler_length),
             *obstacle_avoidance(cfg),
             Behavior("hide", cfg.evade_weight, active_within=cfg.threat_range),
-            Behavior(
-                "wander",
-                cfg.wander_weight,
-                wander_radius=cfg.wander_radius,
-                wander_distance=cfg.wander_distance,
-                wander_jitter=cfg.wander_jitter,
-                active_beyond=cfg.threat_range,
-            ),
+            unthreatened_wander(cfg),
         ],
         combination="prioritized",
         name="hiding evader",
