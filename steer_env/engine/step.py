@@ -1002,8 +1002,44 @@ def move(e0, m, state, active, vehicles, world, actions, force, before):
             # A pass of its own, so an empty arena's loop above stays as short as before.
             for b in range(m):
                 e = e0 + b
-                if active[e] and state.alive[e, i]:
+                if not (active[e] and state.alive[e, i]):
+                    continue
+                if near_obstacle(e, i, b, state, veh.radius, before):
                     obstacle_contact(e, i, b, state, veh.radius, before)
+
+
+@engine_inline_kernel
+def within_reach(obstacles, e, o, px, py, reach):
+    """Whether obstacle ``o`` of environment ``e`` (radius 0: none) has its edge within
+    ``reach`` m of ``(px, py)``: one squared distance, no branch."""
+    r = obstacles[e, o, 2]
+    ox = px - obstacles[e, o, 0]
+    oy = py - obstacles[e, o, 1]
+    near = r + reach
+    return (r > 0.0) & (ox * ox + oy * oy < near * near)
+
+
+@engine_inline_kernel
+def move_reach(state, e, i, b, radius, before):
+    """How far from where vehicle ``i`` (body ``radius`` m) ended its move from
+    ``before[i, :, b]`` an obstacle's edge can be and still have been touched: its radius
+    plus the move's length."""
+    px, py = state.position[e, i, 0], state.position[e, i, 1]
+    return radius + length(px - before[i, 0, b], py - before[i, 1, b])
+
+
+@engine_inline_kernel
+def near_obstacle(e, i, b, state, radius, before):
+    """Whether vehicle ``i`` of environment ``e`` may have touched one of its obstacles in
+    its move (:func:`within_reach` of :func:`move_reach`). One pass without a branch
+    (bitwise ``|``), inlined in :func:`move`: most moves touch nothing, and then that is
+    all they cost."""
+    px, py = state.position[e, i, 0], state.position[e, i, 1]
+    reach = move_reach(state, e, i, b, radius, before)
+    near_any = False
+    for o in range(state.obstacles.shape[1]):
+        near_any |= within_reach(state.obstacles, e, o, px, py, reach)
+    return near_any
 
 
 @engine_kernel
@@ -1016,18 +1052,12 @@ def obstacle_contact(e, i, b, state, radius, before):
     pos, vel, head = state.position, state.velocity, state.heading
     px, py = pos[e, i, 0], pos[e, i, 1]
     vx, vy = vel[e, i, 0], vel[e, i, 1]
-    # A move can only touch an obstacle whose edge is within the move's length of where it
-    # ended: one squared distance rules out the others.
-    travel = radius + length(px - before[i, 0, b], py - before[i, 1, b])
+    reach = move_reach(state, e, i, b, radius, before)
     for o in range(obstacles.shape[1]):
-        r = obstacles[e, o, 2]
-        ox = px - obstacles[e, o, 0]
-        oy = py - obstacles[e, o, 1]
-        near = r + travel
-        if r > 0.0 and ox * ox + oy * oy < near * near:
+        if within_reach(obstacles, e, o, px, py, reach):
             px, py, vx, vy, _ = circle_contact(
                 before[i, 0, b], before[i, 1, b], px, py, vx, vy,
-                obstacles[e, o, 0], obstacles[e, o, 1], r + radius,
+                obstacles[e, o, 0], obstacles[e, o, 1], obstacles[e, o, 2] + radius,
             )  # fmt: skip
     pos[e, i, 0] = px
     pos[e, i, 1] = py
