@@ -40,6 +40,16 @@ CONFIGS = {
             "n_obstacles": st.sampled_from([0, 5]),
         }
     ),
+    "crowd": st.fixed_dictionaries(
+        {
+            "time_limit": st.integers(5, 40),
+            "n_humans": st.integers(1, 8),
+            "scenario": st.sampled_from(["circle_crossing", "square_crossing"]),
+            "visible": st.booleans(),
+            "goal_radius": st.sampled_from([0.3, 3.0]),
+            "n_obstacles": st.sampled_from([0, 5]),
+        }
+    ),
     "team_pursuit": st.fixed_dictionaries(
         {
             "time_limit": st.integers(5, 40),
@@ -55,6 +65,9 @@ CONFIGS = {
 TEAM_EXTRAS = {
     "herding": st.fixed_dictionaries(
         {"n_dogs": st.integers(1, 4), "max_observed_dogs": st.sampled_from([None, 0])}
+    ),
+    "crowd": st.fixed_dictionaries(
+        {"n_robots": st.integers(1, 3), "max_observed_robots": st.sampled_from([None, 0])}
     ),
 }
 
@@ -173,8 +186,7 @@ def test_pettingzoo_vector_infos_equal_the_parallel_envs(data, name, n, seed, ac
     cfg = data.draw(CONFIGS[name], label="config")
     if name in TEAM_EXTRAS:
         cfg = {**cfg, **data.draw(TEAM_EXTRAS[name], label="team")}
-    if name == "herding" and cfg.get("max_observed_dogs") is None:
-        cfg.pop("max_observed_dogs", None)
+    cfg = {key: value for key, value in cfg.items() if value is not None}  # None: the default
     restarts = _play_pettingzoo(REGISTRY[name], cfg, n, seed, 90, actions_seed)
     assert restarts > 0
 

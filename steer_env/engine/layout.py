@@ -76,6 +76,7 @@ TEAMMATES = 3  #: the other vehicles of the same team within ``neighbor_radius``
 EVERYONE = 4  #: every other vehicle within ``neighbor_radius``
 ARENA_CENTER = 5  #: the centre of the arena (a fixed point)
 NO_TARGET = 6  #: behaviours that need none (wander, wall avoidance, path, obstacles)
+GOAL = 7  #: the vehicle's own goal point (``State.goal``), at rest
 TARGET_NAMES = (
     "nearest_opponent",
     "each_opponent",
@@ -84,6 +85,7 @@ TARGET_NAMES = (
     "everyone",
     "arena_center",
     "none",
+    "goal",
 )
 
 #: Buckland's three combination methods (``STRATEGY.combination``).
@@ -250,6 +252,9 @@ class State(NamedTuple):
     #: (E, M, 3) each environment's obstacles this episode, circles ``(x, y, radius)`` in m;
     #: a row of radius 0 holds none (a placement that found no room)
     obstacles: NDArray[np.float64]
+    #: (E, n, 2) m: each vehicle's goal point this episode, for rules whose vehicles have
+    #: one (a behaviour's ``goal`` target); zero otherwise
+    goal: NDArray[np.float64]
 
 
 def empty_state(
@@ -278,6 +283,7 @@ def empty_state(
         potential=np.zeros((e, int(n_agents))),
         episode=np.zeros(e, dtype=EMPTY_EPISODE if episode is None else episode),
         obstacles=np.zeros((e, int(n_obstacles), 3)),
+        goal=np.zeros((e, n, 2)),
     )
 
 

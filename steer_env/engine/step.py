@@ -68,6 +68,7 @@ from steer_env.engine.layout import (
     FLEE,
     FLOW_FIELD,
     FOLLOW_PATH,
+    GOAL,
     HIDE,
     INTERPOSE,
     LEARNED,
@@ -257,6 +258,21 @@ def nearest_in_block(pos, alive, vehicles, e0, m, i, want_opponent, near_d, near
 
 
 @engine_kernel
+def swept_distance(before, b, pos, e, p, q):
+    """Closest approach of vehicles ``p`` and ``q`` of environment ``e`` during the step,
+    assuming linear relative motion from ``before[:, :, b]`` to ``pos[e]`` (so fast vehicles
+    cannot pass through)."""
+    r0x = before[q, 0, b] - before[p, 0, b]
+    r0y = before[q, 1, b] - before[p, 1, b]
+    dx = (pos[e, q, 0] - pos[e, p, 0]) - r0x
+    dy = (pos[e, q, 1] - pos[e, p, 1]) - r0y
+    dd = dx * dx + dy * dy
+    t = -(r0x * dx + r0y * dy) / dd if dd > 1e-18 else 0.0
+    t = min(max(t, 0.0), 1.0)
+    return length(r0x + dx * t, r0y + dy * t)
+
+
+@engine_kernel
 def target_point(pos, alive, vehicles, e, i, target, near_j):
     """The single point a seek/flee/arrive behaviour of vehicle ``i`` aims at, and whether
     there is one."""
@@ -410,9 +426,10 @@ def kth_nearest(b, e, i, pos, head, alive, vehicles, k, rank):
 
 
 @engine_inline_kernel
-def single_target_force(rec, e, i, pos, vel, alive, vehicles, near_j):
+def single_target_force(rec, e, i, pos, vel, alive, vehicles, goal, near_j):
     """Seek, flee, arrive, pursuit or evade of vehicle ``i`` of environment ``e`` relative
-    to the one target its record names (zero force when there is none)."""
+    to the one target its record names (zero force when there is none): a vehicle, the
+    arena's centre or the vehicle's own ``goal[e, i]`` (both at rest)."""
     kind = rec.kind
     px, py = pos[e, i, 0], pos[e, i, 1]
     vx, vy = vel[e, i, 0], vel[e, i, 1]
@@ -426,6 +443,8 @@ def single_target_force(rec, e, i, pos, vel, alive, vehicles, near_j):
         return evade_each(rec, e, i, pos, vel, alive, vehicles)
     if rec.target == ARENA_CENTER:
         tx, ty, tvx, tvy, tms = 0.0, 0.0, 0.0, 0.0, 0.0
+    elif GOAL in TARGETS and rec.target == GOAL:
+        tx, ty, tvx, tvy, tms = goal[e, i, 0], goal[e, i, 1], 0.0, 0.0, 0.0
     else:
         j = near_j
         if NEAREST_TEAMMATE in TARGETS and rec.target == NEAREST_TEAMMATE:
@@ -541,7 +560,7 @@ def raw_forces(
     elif SINGLE_TARGET and kind in SINGLE_TARGET_KINDS:
         for b in range(m):
             raw[0, b], raw[1, b] = single_target_force(
-                rec, e0 + b, i, pos, vel, alive, vehicles, near_j[b]
+                rec, e0 + b, i, pos, vel, alive, vehicles, state.goal, near_j[b]
             )
     elif SCENE:
         for b in range(m):
@@ -1229,6 +1248,69 @@ def observe_obstacles(e, pos, head, obstacles, world, agent_index, obs, dist):
             row[at + OBSTACLE_OFFSET + 1] = clip_unit(s)
             row[at + OBSTACLE_RADIUS] = min(r * inv_arena, 1.0)
             row[at + OBSTACLE_PRESENT] = 1.0
+
+
+@engine_kernel
+def decode_egocentric(obs, e, state, vehicles, world):
+    """The inverse of :func:`observe_egocentric` for agent 0 of one row ``obs[e]``: the
+    world-frame scene that observation shows, into environment ``e`` of ``state``
+    (vehicle 0 the observer, then one vehicle per teammate slot, then one per opponent
+    slot; empty slots leave the game). Returns the observer's pose ``(px, py, hx, hy)``,
+    which the rules' decoders go on from (:func:`decode_obstacles`, a task's own groups).
+
+    The wall offsets fix the observer's pose: east minus west offset is the world x axis
+    seen from the agent (times ``arena_size``), north minus south the y axis, and the mean
+    of each opposite pair is minus the agent's position. Observed vehicles' headings follow
+    their velocities (the observation carries no heading)."""
+    arena, diag = world.arena_size, world.diagonal
+    pos, vel, head, alive = state.position, state.velocity, state.heading, state.alive
+    n = pos.shape[1]
+    wx, wy = obs[e, WEST_WALL] * arena, obs[e, WEST_WALL + 1] * arena
+    ex, ey = obs[e, EAST_WALL] * arena, obs[e, EAST_WALL + 1] * arena
+    sx, sy = obs[e, SOUTH_WALL] * arena, obs[e, SOUTH_WALL + 1] * arena
+    nx, ny = obs[e, NORTH_WALL] * arena, obs[e, NORTH_WALL + 1] * arena
+    # World x axis in the agent's frame is (hx, -hy); world y axis is (hy, hx).
+    hx = (ex - wx) + (ny - sy)
+    hy = -(ey - wy) + (nx - sx)
+    hn = length(hx, hy)
+    hx, hy = (hx / hn, hy / hn) if hn > 0.0 else (1.0, 0.0)
+    head[e, 0, 0] = hx
+    head[e, 0, 1] = hy
+    west = to_world(wx, wy, hx, hy)[0]
+    east = to_world(ex, ey, hx, hy)[0]
+    south = to_world(sx, sy, hx, hy)[1]
+    north = to_world(nx, ny, hx, hy)[1]
+    px = -(west + east) / 2.0
+    py = -(south + north) / 2.0
+    pos[e, 0, 0] = px
+    pos[e, 0, 1] = py
+    ms = vehicles[0].max_speed
+    vx, vy = to_world(obs[e, VELOCITY_FORWARD] * ms, obs[e, VELOCITY_SIDE] * ms, hx, hy)
+    vel[e, 0, 0] = vx
+    vel[e, 0, 1] = vy
+    alive[e, 0] = True
+    scale = vehicles[0].speed_scale
+    for j in range(1, n):
+        at = SELF_WIDTH + OTHER_WIDTH * (j - 1)
+        alive[e, j] = obs[e, at + OTHER_PRESENT] > 0.5
+        rx, ry = to_world(
+            obs[e, at + OTHER_POSITION] * diag, obs[e, at + OTHER_POSITION + 1] * diag, hx, hy
+        )
+        pos[e, j, 0] = px + rx
+        pos[e, j, 1] = py + ry
+        ux, uy = to_world(
+            obs[e, at + OTHER_VELOCITY] * scale, obs[e, at + OTHER_VELOCITY + 1] * scale, hx, hy
+        )
+        vel[e, j, 0] = vx + ux
+        vel[e, j, 1] = vy + uy
+        speed = length(vel[e, j, 0], vel[e, j, 1])
+        if speed > MIN_HEADING_SPEED:
+            head[e, j, 0] = vel[e, j, 0] / speed
+            head[e, j, 1] = vel[e, j, 1] / speed
+        else:
+            head[e, j, 0] = hx
+            head[e, j, 1] = hy
+    return px, py, hx, hy
 
 
 @engine_kernel

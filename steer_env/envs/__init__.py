@@ -1,5 +1,6 @@
 """Gymnasium front ends of the registered tasks: ``steer_env/Pursuit-v0``,
-``steer_env/Evasion-v0`` and ``steer_env/Herding-v0`` (single env, native vector env),
+``steer_env/Evasion-v0``, ``steer_env/Herding-v0`` and ``steer_env/Crowd-v0`` (single env,
+native vector env),
 registered from
 :data:`steer_env.tasks.TASKS`."""
 
@@ -7,6 +8,7 @@ from __future__ import annotations
 
 from gymnasium.envs.registration import register, registry
 
+from steer_env.envs.crowd import CrowdEnv
 from steer_env.envs.evasion import EvasionEnv
 from steer_env.envs.herding import HerdingEnv
 from steer_env.envs.pursuit import PursuitEnv
@@ -34,4 +36,12 @@ def register_envs() -> None:
 
 register_envs()
 
-__all__ = ["ENV_IDS", "EvasionEnv", "HerdingEnv", "PursuitEnv", "TaskConfig", "register_envs"]
+__all__ = [
+    "ENV_IDS",
+    "CrowdEnv",
+    "EvasionEnv",
+    "HerdingEnv",
+    "PursuitEnv",
+    "TaskConfig",
+    "register_envs",
+]

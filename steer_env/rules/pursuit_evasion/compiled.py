@@ -15,12 +15,12 @@ import math
 import numpy as np
 
 from steer_env.core.jit import engine_inline_kernel, engine_kernel, kernel
-from steer_env.core.physics import MIN_HEADING_SPEED
 from steer_env.core.streams import uniform_draw
-from steer_env.core.vecmath import length, to_world
+from steer_env.core.vecmath import length
 from steer_env.engine.step import (
     BLOCK,
     clear_of_obstacles,
+    decode_egocentric,
     decode_obstacles,
     move,
     nearest_in_block,
@@ -32,42 +32,17 @@ from steer_env.engine.step import (
     scripted_forces,
     start_obstacles,
     start_wander,
+    swept_distance,
 )
 from steer_env.rules.pursuit_evasion import (
-    EAST_WALL,
     EVADER,
-    NORTH_WALL,
-    OTHER_POSITION,
-    OTHER_PRESENT,
-    OTHER_VELOCITY,
-    OTHER_WIDTH,
     PURSUER,
     RESET_DRAWS_PER_VEHICLE,
-    SELF_WIDTH,
-    SOUTH_WALL,
     START_CANDIDATES,
-    VELOCITY_FORWARD,
-    VELOCITY_SIDE,
-    WEST_WALL,
 )
 
 
 # --------------------------------------------------------------------------- rules
-@engine_kernel
-def swept_distance(before, b, pos, e, p, q):
-    """Closest approach of vehicles ``p`` and ``q`` of environment ``e`` during the step,
-    assuming linear relative motion from ``before[:, :, b]`` to ``pos[e]`` (so fast vehicles
-    cannot pass through)."""
-    r0x = before[q, 0, b] - before[p, 0, b]
-    r0y = before[q, 1, b] - before[p, 1, b]
-    dx = (pos[e, q, 0] - pos[e, p, 0]) - r0x
-    dy = (pos[e, q, 1] - pos[e, p, 1]) - r0y
-    dd = dx * dx + dy * dy
-    t = -(r0x * dx + r0y * dy) / dd if dd > 1e-18 else 0.0
-    t = min(max(t, 0.0), 1.0)
-    return length(r0x + dx * t, r0y + dy * t)
-
-
 @engine_kernel
 def potential_at(d, team, world):
     """Shaping potential of a vehicle of ``team`` whose nearest opponent in the game is
@@ -428,58 +403,8 @@ def decode_observations(obs, state, vehicles, worlds):
     obstacles into ``state.obstacles``). Used by the classic baselines, which act from
     observations.
 
-    The wall offsets fix the observer's pose: east minus west offset is the world x axis
-    seen from the agent (times ``arena_size``), north minus south the y axis, and the mean
-    of each opposite pair is minus the agent's position. Observed vehicles' headings follow
-    their velocities (the observation carries no heading)."""
+    The pose and the vehicles come from :func:`~steer_env.engine.step.decode_egocentric`."""
     world = worlds[0]
-    arena, diag = world.arena_size, world.diagonal
-    pos, vel, head, alive = state.position, state.velocity, state.heading, state.alive
-    n = pos.shape[1]
     for e in range(obs.shape[0]):
-        wx, wy = obs[e, WEST_WALL] * arena, obs[e, WEST_WALL + 1] * arena
-        ex, ey = obs[e, EAST_WALL] * arena, obs[e, EAST_WALL + 1] * arena
-        sx, sy = obs[e, SOUTH_WALL] * arena, obs[e, SOUTH_WALL + 1] * arena
-        nx, ny = obs[e, NORTH_WALL] * arena, obs[e, NORTH_WALL + 1] * arena
-        # World x axis in the agent's frame is (hx, -hy); world y axis is (hy, hx).
-        hx = (ex - wx) + (ny - sy)
-        hy = -(ey - wy) + (nx - sx)
-        hn = length(hx, hy)
-        hx, hy = (hx / hn, hy / hn) if hn > 0.0 else (1.0, 0.0)
-        head[e, 0, 0] = hx
-        head[e, 0, 1] = hy
-        west = to_world(wx, wy, hx, hy)[0]
-        east = to_world(ex, ey, hx, hy)[0]
-        south = to_world(sx, sy, hx, hy)[1]
-        north = to_world(nx, ny, hx, hy)[1]
-        px = -(west + east) / 2.0
-        py = -(south + north) / 2.0
-        pos[e, 0, 0] = px
-        pos[e, 0, 1] = py
-        ms = vehicles[0].max_speed
-        vx, vy = to_world(obs[e, VELOCITY_FORWARD] * ms, obs[e, VELOCITY_SIDE] * ms, hx, hy)
-        vel[e, 0, 0] = vx
-        vel[e, 0, 1] = vy
-        alive[e, 0] = True
-        scale = vehicles[0].speed_scale
-        for j in range(1, n):
-            at = SELF_WIDTH + OTHER_WIDTH * (j - 1)
-            alive[e, j] = obs[e, at + OTHER_PRESENT] > 0.5
-            rx, ry = to_world(
-                obs[e, at + OTHER_POSITION] * diag, obs[e, at + OTHER_POSITION + 1] * diag, hx, hy
-            )
-            pos[e, j, 0] = px + rx
-            pos[e, j, 1] = py + ry
-            ux, uy = to_world(
-                obs[e, at + OTHER_VELOCITY] * scale, obs[e, at + OTHER_VELOCITY + 1] * scale, hx, hy
-            )
-            vel[e, j, 0] = vx + ux
-            vel[e, j, 1] = vy + uy
-            speed = length(vel[e, j, 0], vel[e, j, 1])
-            if speed > MIN_HEADING_SPEED:
-                head[e, j, 0] = vel[e, j, 0] / speed
-                head[e, j, 1] = vel[e, j, 1] / speed
-            else:
-                head[e, j, 0] = hx
-                head[e, j, 1] = hy
+        px, py, hx, hy = decode_egocentric(obs, e, state, vehicles, world)
         decode_obstacles(obs, e, px, py, hx, hy, world, state.obstacles)
