@@ -52,22 +52,22 @@ __all__ = [
 #: The action of no key: no force.
 NOOP: NDArray[np.float32] = np.zeros(2, dtype=np.float32)
 
-# (forward, side) of each movement key, by pygame key name: side is positive to the left.
+# (forward, side) of each movement key, by its pygame constant (K_...); side: + to the left.
 _DIRECTIONS = {
-    "up": (1.0, 0.0),
+    "UP": (1.0, 0.0),
     "w": (1.0, 0.0),
-    "down": (-1.0, 0.0),
+    "DOWN": (-1.0, 0.0),
     "s": (-1.0, 0.0),
-    "left": (0.0, 1.0),
+    "LEFT": (0.0, 1.0),
     "a": (0.0, 1.0),
-    "right": (0.0, -1.0),
+    "RIGHT": (0.0, -1.0),
     "d": (0.0, -1.0),
 }
 
 
 def _key_codes() -> dict[int, tuple[float, float]]:
     pg = _import_pygame()
-    return {pg.key.key_code(name): direction for name, direction in _DIRECTIONS.items()}
+    return {getattr(pg, f"K_{name}"): direction for name, direction in _DIRECTIONS.items()}
 
 
 def keyboard_action(held: Collection[int]) -> NDArray[np.float32]:
@@ -92,8 +92,8 @@ def keys_to_action() -> dict[tuple[int, ...], NDArray[np.float32]]:
     action (:func:`keyboard_action`); no key is :data:`NOOP`, play's ``noop``."""
     pg = _import_pygame()
     mapping: dict[tuple[int, ...], NDArray[np.float32]] = {}
-    for keys in (("w", "a", "s", "d"), ("up", "left", "down", "right")):
-        codes = [pg.key.key_code(k) for k in keys]
+    for keys in (("w", "a", "s", "d"), ("UP", "LEFT", "DOWN", "RIGHT")):
+        codes = [getattr(pg, f"K_{k}") for k in keys]
         for i, a in enumerate(codes):
             mapping[(a,)] = keyboard_action([a])
             for b in codes[i + 1 :]:
