@@ -224,6 +224,11 @@ class LiveWindow:
         self._clock: Any = None
         self._font: Any = None
 
+    @property
+    def pygame(self) -> Any:
+        """The pygame module the window runs on (its event types and key constants)."""
+        return self._pg
+
     def open(self, size: tuple[int, int]) -> None:
         """Open the window at ``size`` (width, height) px, or resize it."""
         pg = self._pg

@@ -166,7 +166,7 @@ def play(
     close, or ``max_frames`` window frames. ``on_frame(i)`` runs before frame ``i`` reads
     its events (tests post synthetic pygame events there). With ``record``, the pictures
     shown after each reset and each step are kept."""
-    pg = window._pg
+    pg = window.pygame
     task = session.task
     dt = session.config.dt
     time_limit = session.config.time_limit

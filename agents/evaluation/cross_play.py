@@ -727,7 +727,7 @@ def watch_team_episodes(
     cfg = venv.config
     lines: list[str] = []
     window = LiveWindow(f"steer-env: {label}", speed / cfg.dt)
-    pg = window._pg
+    pg = window.pygame
     try:
         for k in range(episodes):
             obs, _ = venv.reset(seed=seed + k)

@@ -244,7 +244,7 @@ def watch_episodes(
         cfg = env.unwrapped.config
         metrics = task.metrics
         window = LiveWindow(f"steer-env: {label} on {task.name}", speed / cfg.dt)
-        pg = window._pg
+        pg = window.pygame
         for k in range(episodes):
             obs, info = env.reset(seed=seed + k)
             reward = episode_return = 0.0
