@@ -691,7 +691,7 @@ class AgentsTable:
     def render(self, args: Any, prog: str) -> int:
         """``python -m agents.render``: an episode of one agent, or the learned and the
         classic agent side by side, to a file or a window."""
-        from agents.evaluation.episodes import play_episode, render_gif
+        from agents.evaluation.episodes import render_gif, watch_episodes
         from steer_env.rendering import check_animation_path
 
         env_id = args.env or DEFAULT_ENV
@@ -720,16 +720,22 @@ class AgentsTable:
         elif args.model is not None:
             raise UsageError(f"--model is only used with --agent learned (got --agent {agent})")
         if args.human:
+            if several:
+                raise UsageError("several learned agents are drawn to a file only: drop --human")
             try:
-                ep = play_episode(
-                    env_id, agent, args.seed, model, render_mode="human", env_kwargs=config
-                )
+                eps = watch_episodes(
+                    env_id, agent, args.seed, model, args.episodes or 1, args.speed,
+                    device, env_kwargs=config,
+                )  # fmt: skip
             except (PolicyLoadError, UsageError):
                 raise
             except Exception as exc:  # no display, pygame missing, ...
                 raise UsageError(f"cannot show a window: {type(exc).__name__}: {exc}") from None
-            print(f"{ep.label} on {ENV_SHORT[env_id]} seed {args.seed}: {ep.outcome}")
+            for k, ep in enumerate(eps):
+                print(f"{ep.label} on {ENV_SHORT[env_id]} seed {args.seed + k}: {ep.outcome}")
             return 0
+        if args.episodes is not None or args.speed != 1.0:
+            raise UsageError("--episodes and --speed are for the window: add --human")
         path, eps = render_gif(
             env_id,
             args.out,

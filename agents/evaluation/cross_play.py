@@ -683,18 +683,91 @@ def render_team_animation(
             if info["done"][0]:
                 break
         venv.close()
-        steps = info["capture_step"][0]
         label = f"{caption(row_role, team)} vs {caption(col_role, cols)}"
-        outcome = (
-            f"captured at {steps.max() * venv.config.dt:.1f} s"
-            if (steps >= 0).all()
-            else f"escaped ({venv.config.time_limit * venv.config.dt:g} s)"
-        )
+        outcome = episode_outcome(info, venv.config)
         played.append(
             (captioned(frames, label, f"{label}: {outcome}", width), f"{label}: {outcome}")
         )
     frames = played[0][0] if len(played) == 1 else join(played[0][0], played[1][0])
     return write_gif(frames, out, fps), [line for _, line in played]
+
+
+def episode_outcome(info: dict[str, Any], config: Any) -> str:
+    """The outcome of environment 0's ended episode from the batch's ``info``: every evader
+    captured (when the last was), or escaped."""
+    steps = info["capture_step"][0]
+    if (steps >= 0).all():
+        return f"captured at {steps.max() * config.dt:.1f} s"
+    return f"escaped ({config.time_limit * config.dt:g} s)"
+
+
+def watch_team_episodes(
+    rows: Side,
+    cols: Side,
+    seed: int,
+    episodes: int = 1,
+    speed: float = 1.0,
+    config: dict[str, Any] | None = None,
+    task: TaskLike = None,
+    hold_s: float = 1.0,
+) -> list[str]:
+    """Play ``episodes`` episodes (seeds ``seed``, ``seed + 1``, ...) of the row side
+    ``rows`` against the column side ``cols`` in a live window at ``speed`` times real
+    time, with the overlay of keyboard play (:class:`steer_env.live.Overlay`; the reward
+    and return are the first learned agent's, 0 when both sides are scripted); each ended
+    episode's last frame stays ``hold_s`` seconds. ESC or closing the window stops early.
+    Returns one outcome line per episode played to its end."""
+    from steer_env.live import LiveWindow, Overlay
+
+    entry = cross_play_task(task)
+    row_role, col_role = entry.roles
+    label = f"{caption(row_role, rows)} vs {caption(col_role, cols)}"
+    match = Match(rows, cols, 1, config, render_mode="rgb_array", task=entry)
+    venv = match.venv
+    cfg = venv.config
+    lines: list[str] = []
+    window = LiveWindow(f"steer-env: {label}", speed / cfg.dt)
+    pg = window.pygame
+    try:
+        for k in range(episodes):
+            obs, _ = venv.reset(seed=seed + k)
+            reward = episode_return = 0.0
+            steps = 0
+            outcome = None
+            while True:
+                notes = (f"episode {k + 1}/{episodes}", f"speed x{speed:g}", f"seed {seed + k}")
+                overlay = Overlay(
+                    f"{label} on {entry.name}",
+                    reward,
+                    episode_return,
+                    (cfg.time_limit - steps) * cfg.dt,
+                    outcome,
+                    notes,
+                )
+                window.show(venv.render()[0], overlay)
+                events = window.events()
+                if window.closed or any(
+                    e.type == pg.KEYDOWN and e.key == pg.K_ESCAPE for e in events
+                ):
+                    return lines
+                if outcome is not None:
+                    break
+                obs, rewards, _, _, info = venv.step(match.actions(obs))
+                reward = float(rewards[0, 0]) if venv.n_agents else 0.0
+                episode_return += reward
+                steps += 1
+                if info["done"][0]:
+                    outcome = episode_outcome(info, cfg)
+            for _ in range(round(hold_s * window.fps)):
+                window.show(venv.render()[0], overlay)
+                window.events()
+                if window.closed:
+                    return lines
+            lines.append(f"{label}: {outcome} (seed {seed + k})")
+    finally:
+        window.close()
+        venv.close()
+    return lines
 
 
 def caption(role: Role, side: Side) -> str:
@@ -851,8 +924,10 @@ def render_main(args: Any) -> int:
     classic = entry.baselines[col_role.name][0]
     reference = reference_side(entry)
     overrides = team_overrides(args.config, entry)
-    if args.human:
-        raise UsageError(f"--human is not available for {entry.name}: write a file (--out)")
+    if args.human and args.side_by_side:
+        raise UsageError("--side-by-side writes a file; it cannot be combined with --human")
+    if not args.human and (args.episodes is not None or args.speed != 1.0):
+        raise UsageError("--episodes and --speed are for the window: add --human")
     if agent != "learned" and agent not in scripted:
         raise UsageError(
             f"unknown agent {args.agent!r} for {entry.name}: use learned or a scripted "
@@ -875,6 +950,9 @@ def render_main(args: Any) -> int:
         import torch
 
         torch.set_num_threads(1)
+        if args.human:
+            sides = (policy, classic) if policy.role == row_role.name else (reference, policy)
+            return _watch(args, *sides, config, entry)
         if policy.role == row_role.name:
             other = reference if args.side_by_side else None
             path, lines = render_team_animation(
@@ -884,6 +962,8 @@ def render_main(args: Any) -> int:
             path, lines = render_team_animation(
                 args.out, reference, policy, args.seed, None, args.width, args.fps, config, entry
             )
+    elif args.human:
+        return _watch(args, agent, classic, overrides, entry)
     else:
         path, lines = render_team_animation(
             args.out, agent, classic, args.seed, None, args.width, args.fps, overrides, entry
@@ -891,6 +971,21 @@ def render_main(args: Any) -> int:
     for line in lines:
         print(f"{line} (seed {args.seed})")
     print(f"wrote {path}")
+    return 0
+
+
+def _watch(args: Any, rows: Side, cols: Side, config: dict[str, Any], entry: Any) -> int:
+    """``agents.render --human`` of a cross-play task: the episodes in a window."""
+    try:
+        lines = watch_team_episodes(
+            rows, cols, args.seed, args.episodes or 1, args.speed, config, entry
+        )
+    except (PolicyLoadError, UsageError):
+        raise
+    except Exception as exc:  # no display, pygame missing, ...
+        raise UsageError(f"cannot show a window: {type(exc).__name__}: {exc}") from None
+    for line in lines:
+        print(line)
     return 0
 
 

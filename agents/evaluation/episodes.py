@@ -209,3 +209,97 @@ def render_gif(
         eps = [play_episode(env_id, agent, seed, model, device=device, env_kwargs=env_kwargs)]
         frames = episode_frames(eps[0], width)
     return write_gif(frames, out, fps), eps
+
+
+def watch_episodes(
+    env_id: str,
+    agent: str,
+    seed: int,
+    model: LearnedPolicy | str | os.PathLike[str] | None = None,
+    episodes: int = 1,
+    speed: float = 1.0,
+    device: str = "cpu",
+    env_kwargs: dict[str, Any] | None = None,
+    hold_s: float = 1.0,
+) -> list[Episode]:
+    """Play ``episodes`` episodes of ``agent`` (seeds ``seed``, ``seed + 1``, ...) in a live
+    window at ``speed`` times real time, with the overlay of keyboard play
+    (:class:`steer_env.live.Overlay`: reward, return, time left, outcome); each ended
+    episode's last frame stays ``hold_s`` seconds. ESC or closing the window stops early.
+    Returns the episodes played to their end (without frames)."""
+    import gymnasium as gym
+
+    import steer_env  # noqa: F401
+    from steer_env.live import LiveWindow, Overlay, outcome_text
+
+    env = gym.make(env_id, render_mode="rgb_array", **(env_kwargs or {}))
+    played: list[Episode] = []
+    window = None
+    try:
+        policy = make_policy(
+            agent, env, env_id, model=model, seed=seed, device=device, env_kwargs=env_kwargs
+        )
+        label = agent_label(agent, env_id, policy)
+        task = env.unwrapped.task
+        cfg = env.unwrapped.config
+        metrics = task.metrics
+        window = LiveWindow(f"steer-env: {label} on {task.name}", speed / cfg.dt)
+        pg = window.pygame
+        for k in range(episodes):
+            obs, info = env.reset(seed=seed + k)
+            reward = episode_return = 0.0
+            steps = 0
+            outcome = None
+            done = False
+            while True:
+                notes = (f"episode {k + 1}/{episodes}", f"speed x{speed:g}", f"seed {seed + k}")
+                overlay = Overlay(
+                    f"{label} on {task.name}",
+                    reward,
+                    episode_return,
+                    (cfg.time_limit - steps) * cfg.dt,
+                    outcome,
+                    notes,
+                )
+                window.show(env.render(), overlay)
+                events = window.events()
+                quit_now = window.closed or any(
+                    e.type == pg.KEYDOWN and e.key == pg.K_ESCAPE for e in events
+                )
+                if quit_now:
+                    return played
+                if done:
+                    break
+                action, _ = policy.predict(obs, deterministic=True)
+                obs, reward, terminated, truncated, info = env.step(action)
+                reward = float(reward)
+                episode_return += reward
+                steps += 1
+                done = terminated or truncated
+                if done:
+                    event = int(info.get(metrics.time_key, -1))
+                    success = bool(info.get("is_success", False))
+                    outcome = outcome_text(metrics, success, event, cfg.dt)
+            for _ in range(round(hold_s * window.fps)):
+                window.show(env.render(), overlay)
+                window.events()
+                if window.closed:
+                    return played
+            played.append(
+                Episode(
+                    [],
+                    label,
+                    success,
+                    event if event >= 0 else None,
+                    steps,
+                    cfg.dt,
+                    env.unwrapped.agent_role,
+                    metrics.labels.get("event", "captured"),
+                    metrics.labels.get("no_event", "no capture"),
+                )
+            )
+    finally:
+        if window is not None:
+            window.close()
+        env.close()
+    return played

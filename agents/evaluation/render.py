@@ -3,13 +3,16 @@
     python -m agents.render --agent learned --out episode.gif            # shipped pursuit model
     python -m agents.render --agent classic --env evasion --seed 3 --out classic.gif
     python -m agents.render --side-by-side --model runs/x/model.zip --out both.gif
-    python -m agents.render --agent learned --human                      # pygame window
+    python -m agents.render --agent learned --human --episodes 3 --speed 2  # live window
 
 Agents: ``learned`` (``--model``, default the shipped model of ``--env``), ``classic``,
 ``naive`` (pursuit only), or the long names ``classic-pursuer``, ``naive-pursuer``,
 ``classic-evader``. ``--side-by-side`` plays the learned agent and the classic agent on the
 same seed and puts the two episodes next to each other in one GIF. Frames come from the
 env's ``render_mode="rgb_array"``; each panel gets a caption with the agent and the outcome.
+``--human`` plays ``--episodes`` episodes (from ``--seed`` on) in a pygame window at
+``--speed`` times real time instead, with the overlay of keyboard play
+(:class:`steer_env.live.Overlay`: reward, return, time left, outcome); ESC stops.
 The file type follows ``--out``'s extension: ``.gif`` (Pillow, one shared palette; read it
 back with ``imageio.v3.imread(path, index=None)``), ``.mp4`` (H.264 through imageio's ffmpeg
 plugin, ``pip install "steer-env[render]"``) or ``.png`` (the last frame); it is written by
@@ -92,7 +95,24 @@ def build_parser() -> Any:
         action="store_true",
         help="learned and classic agent on the same seed in one animation",
     )
-    p.add_argument("--human", action="store_true", help="show the episode in a window instead")
+    p.add_argument(
+        "--human",
+        action="store_true",
+        help="play episodes in a window at real time instead, with the overlay of "
+        "python -m steer_env.play (ESC: stop)",
+    )
+    p.add_argument(
+        "--episodes",
+        type=cli.positive_int,
+        default=None,
+        help="episodes to play with --human, from --seed on (default 1)",
+    )
+    p.add_argument(
+        "--speed",
+        type=cli.positive_float,
+        default=1.0,
+        help="with --human: times real time (2: twice as fast; default 1)",
+    )
     cli.add_width(p, DEFAULT_WIDTH)
     cli.add_fps(p, 10)
     cli.add_device(p, "cpu, fastest for one small network")

@@ -273,6 +273,15 @@ class SteerEnv(gym.Env[NDArray[np.float32], NDArray[np.float32]]):
             self._scenes = self._make_scenes()
         return self._scenes.frame(0)
 
+    def get_keys_to_action(self) -> dict[tuple[int, ...], NDArray[np.float32]]:
+        """The keyboard's actions for :func:`gymnasium.utils.play.play`: WASD and the
+        arrow keys, alone and in diagonal pairs, to fixed ``(forward, side)`` actions of
+        length 1 (:func:`steer_env.live.keys_to_action`); no key is
+        :data:`steer_env.live.NOOP`, which play takes as its ``noop``."""
+        from steer_env.live import keys_to_action
+
+        return keys_to_action()
+
     def _make_scenes(self) -> Any:
         from steer_env.envs.scene import Scenes
 

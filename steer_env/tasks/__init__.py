@@ -134,6 +134,11 @@ class Task(TaskSpec, SharedOutcomeInfos):
             )
         return named[chosen](cfg)
 
+    def opponent_choice(self, cfg: TaskConfig) -> tuple[str, tuple[str, ...]]:
+        """The opponents' strategy (``opponent_strategy``), one of the named strategies of
+        their role (:data:`STRATEGIES`)."""
+        return "opponent_strategy", tuple(STRATEGIES[self.opponent_team])
+
     def world(self, cfg: TaskConfig) -> World:
         """The arena, episode and reward parameters of ``cfg``."""
         return World(

@@ -170,6 +170,12 @@ class TaskSpec(ABC):
         from observations by ``agents.evaluation.scripted.ScriptedPolicy``)."""
         return None
 
+    def opponent_choice(self, cfg: Any) -> tuple[str, tuple[str, ...]] | None:
+        """The scripted side a player of ``cfg`` can pick by name: the configuration value
+        that names its strategy and the names it accepts; ``None`` when the task offers no
+        choice (its scripted agents are fixed, or none is scripted)."""
+        return None
+
     def check_agents(self, cfg: Any) -> None:
         """``ValueError`` when ``cfg`` leaves no learned agent (a front end has nobody to
         step)."""

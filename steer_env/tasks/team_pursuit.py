@@ -477,6 +477,16 @@ class TeamTask(TaskSpec, TeamInfos):
             captured = np.broadcast_to(every[:, None], captured.shape)
         return self.is_success(captured, role)
 
+    def opponent_choice(self, cfg: TeamConfig) -> tuple[str, tuple[str, ...]] | None:
+        """The first scripted role of ``cfg`` (``learned="pursuers"``: the evaders): its
+        strategy's configuration value and the named strategies of the role; ``None``
+        when every role is learned."""
+        learned = next(k for k, v in self.learned_values.items() if v == cfg.learned)
+        for role in self.roles:
+            if role.name not in learned:
+                return role.strategy_key, tuple(STRATEGIES[role.name])
+        return None
+
     def strategy_of(self, role: str, cfg: TeamConfig) -> Strategy:
         """The scripted strategy of ``role`` (``"pursuer"``/``"evader"``) in ``cfg``."""
         chosen = getattr(cfg, f"{role}_strategy")
