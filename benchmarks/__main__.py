@@ -15,7 +15,7 @@ Physics sub-steps per env-step (``agent-substeps/s = agent-steps/s * substeps``)
 1, MPE2 1, VMAS simple_tag 10.
 
 Sections (``--sections``, comma-separated; default all): single, vector, memory, sync,
-floor, flock, sb3, rllib, peers, compile, team, torchrl, herding, obstacles, training.
+floor, flock, sb3, rllib, peers, compile, team, torchrl, herding, obstacles, crowd, training.
 ``--quick`` shortens every measurement (for smoke tests). The ``rllib`` section
 (``benchmarks/rllib_bench.py``) needs ``pip install "steer-env[rllib]"``. The ``team``
 section (``benchmarks/team.py``) measures the team pursuit task (3 pursuers + 1 evader, 4
@@ -29,11 +29,13 @@ measures the herding batch (1 dog + 25 sheep per env, ``--herding-n-envs`` envs)
 VMAS ``flocking`` in vehicle-steps per second, with the single env and the PettingZoo
 ``parallel_env`` beside it. The ``obstacles`` section (``benchmarks/obstacles.py``) measures
 the native vector env of each task at ``--obstacle-n-envs`` envs in an empty arena and with
-16 obstacles, interleaved. The ``training`` section (``benchmarks/training.py``) trains the
-default PPO pursuer through the native adapter and through ``make_vec_env``, and RLlib's PPO
-with ``train.py``'s native env runner and with RLlib's stock one when ray is installed
-(``benchmarks/training_rllib.py``), and reports the training seconds to 90% and 95% capture
-on held-out episodes.
+16 obstacles, interleaved. The ``crowd`` section (``benchmarks/crowd.py``) measures
+Crowd-v0's native vector env against Gymnasium's ``SyncVectorEnv`` of the same env at
+``--crowd-n-envs`` envs, with 5 and with 20 humans. The ``training`` section
+(``benchmarks/training.py``) trains the default PPO pursuer through the native adapter and
+through ``make_vec_env``, and RLlib's PPO with ``train.py``'s native env runner and with
+RLlib's stock one when ray is installed (``benchmarks/training_rllib.py``), and reports the
+training seconds to 90% and 95% capture on held-out episodes.
 """
 
 from __future__ import annotations
@@ -63,6 +65,7 @@ SECTIONS = (
     "torchrl",
     "herding",
     "obstacles",
+    "crowd",
     "training",
 )
 DEFAULT_JSON = Path(__file__).resolve().parent / "results.json"
@@ -180,6 +183,12 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
         type=positive_int,
         default=8192,
         help="env count of the obstacles rows (default 8192)",
+    )
+    p.add_argument(
+        "--crowd-n-envs",
+        type=positive_int,
+        default=8192,
+        help="env count of the crowd rows (default 8192)",
     )
     p.add_argument(
         "--team-sb3-n-envs",
@@ -579,6 +588,7 @@ def ratios(rows: list[Any], args: argparse.Namespace) -> list[dict[str, Any]]:
     out.extend(torchrl_ratios(rows, args))
     out.extend(herding_ratios(rows, args))
     out.extend(obstacle_ratios(rows, args))
+    out.extend(crowd_ratios(rows, args))
     return [q for q in out if q is not None]
 
 
@@ -655,6 +665,22 @@ def obstacle_ratios(rows: list[Any], args: argparse.Namespace) -> list[dict[str,
             )
         )
     return out
+
+
+def crowd_ratios(rows: list[Any], args: argparse.Namespace) -> list[dict[str, Any] | None]:
+    """Crowd-v0's native vector env over its SyncVectorEnv, at each crowd size."""
+    from benchmarks import crowd
+
+    e = args.crowd_n_envs
+    return [
+        _ratio(
+            f"Crowd-v0 native vector env / SyncVectorEnv, {n} humans, env-steps/s",
+            e,
+            _find(rows, "crowd", e, crowd.row_name("native", n)),
+            _find(rows, "crowd", e, crowd.row_name("sync", n)),
+        )
+        for n in crowd.CROWD_SIZES
+    ]
 
 
 def herding_scale_ratio(rows: list[Any]) -> dict[str, Any] | None:
@@ -856,6 +882,10 @@ def run(args: argparse.Namespace) -> tuple[list[Any], list[dict[str, Any]]]:
         from benchmarks.ours import ENVS
 
         obstacles.run({name: ENVS[name] for name in args.envs}, args.obstacle_n_envs, r, t, add)
+    if "crowd" in want:
+        from benchmarks import crowd
+
+        crowd.run(args.crowd_n_envs, r, t, add)
     if "training" in want:
         from benchmarks.common import Missing
 

@@ -268,6 +268,17 @@ def test_gymnasium_and_sb3_checkers_pass():
     sb3_check(gym.make(ID).unwrapped, warn=True)
 
 
+def test_the_observation_keeps_its_size_across_crowd_sizes():
+    """The nearest observed_humans (5) are observed, padding beyond the crowd: one policy
+    plays crowds of any size."""
+    shapes = {gym.make(ID, n_humans=n).observation_space.shape for n in (1, 5, 20, 100)}
+    assert shapes == {(38,)}
+    env = gym.make(ID, n_humans=2)
+    obs, _ = env.reset(seed=0)
+    present = [11 + 5 * k + 4 for k in range(5)]
+    np.testing.assert_array_equal(obs[present], [1, 1, 0, 0, 0])
+
+
 def test_the_made_env_reports_its_time_limit():
     assert gym.make(ID).spec.max_episode_steps == 100
     assert gym.make(ID, time_limit=60).spec.max_episode_steps == 60
@@ -322,7 +333,7 @@ def test_same_seed_same_episode_and_frames():
         ({"robot_max_speed": math.nan}, "robot_max_speed"),
         ({"discomfort_distance": -1.0}, "discomfort_distance"),
         ({"combination": "sum"}, "combination"),
-        ({"observed_humans": -2}, "observed_humans"),
+        ({"observed_humans": -1}, "observed_humans"),
         ({"n_robots": 2}, "n_robots"),
         ({"humans": 3}, "humans"),
     ],
@@ -436,3 +447,36 @@ def test_calibration_the_classic_robot_beats_the_seek_robot():
     assert classic["collision_rate"].mean() < seek["collision_rate"].mean()
     ended = classic["is_success"] + classic["collision_rate"] + classic["timeout_rate"]
     np.testing.assert_array_equal(ended, 1.0)
+
+
+# --------------------------------------------------------------------------- a peer's crowd
+def test_orca_drives_the_humans_that_apply_no_force_of_their_own():
+    """Passive humans stand still; under ORCA they walk to their goals, and the episode is
+    still the env's own (its seeds, rules and metrics)."""
+    pytest.importorskip("rvo2")
+    from steer_env.tasks.crowd import PASSIVE_HUMANS, OrcaCrowd
+
+    def human_travel(wrapped: bool) -> float:
+        venv = gym.make_vec(
+            ID, num_envs=2, vectorization_mode="vector_entry_point", human_strategy=PASSIVE_HUMANS
+        )
+        env = OrcaCrowd(venv) if wrapped else venv
+        env.reset(seed=3)
+        state = venv.unwrapped.batch.state
+        humans = venv.unwrapped.batch.is_team("human")
+        start = state.position[:, humans].copy()
+        for _ in range(8):
+            env.step(np.zeros((2, 2), np.float32))
+        return float(np.linalg.norm(state.position[:, humans] - start, axis=2).min())
+
+    assert human_travel(False) == 0.0
+    assert human_travel(True) > 1.0  # every human walked (8 steps of 0.25 s at 1 m/s: 2 m)
+
+
+def test_orca_needs_the_passive_humans():
+    pytest.importorskip("rvo2")
+    from steer_env.tasks.crowd import OrcaCrowd
+
+    venv = gym.make_vec(ID, num_envs=1, vectorization_mode="vector_entry_point")
+    with pytest.raises(ValueError, match="human_strategy"):
+        OrcaCrowd(venv)

@@ -102,17 +102,25 @@ def episode_env(env_id: str, episodes: int, env_kwargs: dict[str, Any] | None = 
 
 
 def play_episodes(
-    env_id: str, policy_fn: Any, episodes: int, seed: int, env_kwargs: dict[str, Any] | None = None
+    env_id: str,
+    policy_fn: Any,
+    episodes: int,
+    seed: int,
+    env_kwargs: dict[str, Any] | None = None,
+    wrap: Any = None,
 ) -> EpisodeResults:
     """Play episode ``k = 0..episodes-1`` from seed ``seed + k`` with the policy
     ``policy_fn(vector_env, seed)`` (deterministic actions): a native vector env with one env
-    per episode (:func:`episode_env`), ``reset(seed=seed)`` (env ``i`` starts from
+    per episode (:func:`episode_env`; ``wrap(env)`` in its place when given, a wrapper
+    with its ``reset`` and ``step``), ``reset(seed=seed)`` (env ``i`` starts from
     ``seed + i``), each env recorded up to the end of its first episode. Batches of more
     than :data:`MAX_BATCH` episodes pass their own first seed, so a policy keyed by
     ``seed + i`` plays episode ``k`` alike in any batch."""
     if episodes > MAX_BATCH:
         parts = [
-            play_episodes(env_id, policy_fn, min(MAX_BATCH, episodes - k), seed + k, env_kwargs)
+            play_episodes(
+                env_id, policy_fn, min(MAX_BATCH, episodes - k), seed + k, env_kwargs, wrap
+            )
             for k in range(0, episodes, MAX_BATCH)
         ]
         return EpisodeResults(
@@ -125,6 +133,8 @@ def play_episodes(
             },
         )
     env = episode_env(env_id, episodes, env_kwargs)
+    if wrap is not None:
+        env = wrap(env)
     try:
         policy = policy_fn(env, seed)
         obs, _ = env.reset(seed=seed)

@@ -42,9 +42,9 @@ class CrowdEnv(SteerEnv):
     ## Observation Space
 
     ``Box(-1, 1, (13 + 5 * K + 4 * L,), float32)``, in the robot's frame, with ``K``
-    slots for the nearest humans, nearest first (``observed_humans``; -1: ``min(n_humans,
-    10)``), and ``L`` obstacle slots (``observed_obstacles``; K = 5, L = 0 and 38 values by
-    default):
+    slots for the nearest humans, nearest first (``observed_humans``; padding beyond
+    ``n_humans``, so a policy plays any crowd size), and ``L`` obstacle slots
+    (``observed_obstacles``; K = 5, L = 0 and 38 values by default):
 
     | Index | Observation | Min | Max |
     |-------|-------------|-----|-----|
@@ -159,7 +159,8 @@ class CrowdEnv(SteerEnv):
     | ``avoid_radius``, ``separation_radius``, ``slowing_radius`` | (0, 10^4] m | 4, 1, 1 |
     | ``time_horizon`` | (0, 10^4] s | 2 |
     | ``combination`` | ``"prioritized"``, ``"weighted_sum"``, ``"dithered"`` | ``"prioritized"`` |
-    | ``observed_humans`` | integer in [-1, 1000]; -1 = min(n_humans, 10) | -1 |
+    | ``human_strategy`` | ``None`` (the pedestrians) or any ``Strategy`` | None |
+    | ``observed_humans`` | integer in [0, 1000] | 5 |
     | ``max_observed_robots`` | -1 (``n_robots - 1``) or [0, n_robots - 1] | -1 |
     | ``success_reward``, ``collision_penalty`` | [0, 10^6] | 1, 0.25 |
     | ``discomfort_factor``, ``progress_scale`` | [0, 10^6] | 0.5, 0.1 |

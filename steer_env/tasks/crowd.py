@@ -110,8 +110,13 @@ class CrowdConfig(ObstacleConfig):
     arrive_weight: float = 1.0  #: weight of arrive at the goal
     slowing_radius: float = 1.0  #: arrive slows down within this of the goal, m
     combination: str = "prioritized"  #: Buckland's combination of the humans' behaviours
+    #: The humans' strategy: ``None`` for the pedestrians above (:func:`pedestrian`), or any
+    #: :class:`~steer_env.engine.strategy.Strategy` (classic behaviours as data)
+    human_strategy: Any = None
     # Observation.
-    observed_humans: int = -1  #: human slots (the nearest); -1 means min(n_humans, 10)
+    #: human slots, the nearest first (padding beyond n_humans); a policy trained on one crowd
+    #: size plays any other with the same slots
+    observed_humans: int = 5
     max_observed_robots: int = -1  #: other-robot slots; -1 means n_robots - 1
     # Rewards (CrowdNav's, plus a progress shaping term).
     success_reward: float = 1.0  #: on the step a robot reaches its goal
@@ -133,12 +138,6 @@ class CrowdConfig(ObstacleConfig):
     @property
     def observed_robots(self) -> int:
         return self.n_robots - 1 if self.max_observed_robots < 0 else self.max_observed_robots
-
-    @property
-    def observed_human_slots(self) -> int:
-        if self.observed_humans < 0:
-            return min(self.n_humans, 10)
-        return self.observed_humans
 
 
 _LENGTH: Range = (float, 0.0, 1e4, False)
@@ -170,7 +169,7 @@ RANGES: dict[str, Range] = field_ranges(
         "separation_radius": _LENGTH,
         "arrive_weight": WEIGHT,
         "slowing_radius": _LENGTH,
-        "observed_humans": (int, -1, 1000, True),
+        "observed_humans": (int, 0, 1000, True),
         "max_observed_robots": (int, -1, 15, True),
         "success_reward": WEIGHT,
         "collision_penalty": WEIGHT,
@@ -187,6 +186,10 @@ def _check(name: str, value: Any) -> Any:
         return check_obstacle_layout(value)
     if name == "visible":
         return check_flag(name, value)
+    if name == "human_strategy":
+        if value is None or isinstance(value, Strategy):
+            return value
+        raise ValueError(f"human_strategy must be None or a Strategy, got {value!r}")
     if name in ("scenario", "combination"):
         accepted = SCENARIOS if name == "scenario" else COMBINATIONS
         if value not in accepted:
@@ -344,7 +347,7 @@ class CrowdTask(TaskSpec, SharedOutcomeInfos):
         )
         human = VehicleSpec(
             team="human",
-            strategy=pedestrian(cfg),
+            strategy=cfg.human_strategy or pedestrian(cfg),
             mass=cfg.human_mass,
             max_speed=cfg.human_max_speed,
             max_force=cfg.human_max_force,
@@ -364,7 +367,7 @@ class CrowdTask(TaskSpec, SharedOutcomeInfos):
             human_noise=cfg.human_noise,
             goal_radius=cfg.goal_radius,
             observed_teammates=cfg.observed_robots,
-            observed_opponents=cfg.observed_human_slots,
+            observed_opponents=cfg.observed_humans,
             success_reward=cfg.success_reward,
             collision_penalty=cfg.collision_penalty,
             discomfort_distance=cfg.discomfort_distance,
@@ -462,6 +465,129 @@ def _scalar(x: Any) -> Any:
 def _scalars(info: dict[str, Any]) -> dict[str, Any]:
     """The single env's info: Python scalars of environment 0."""
     return {key: _scalar(np.asarray(value)[0]) for key, value in info.items()}
+
+
+# --------------------------------------------------------------------------- a peer's crowd
+#: The humans' strategy while a peer's model drives them (:class:`OrcaCrowd`): no force of
+#: their own.
+PASSIVE_HUMANS = Strategy([Behavior("seek", 0.0, target="goal")], name="driven from outside")
+#: CrowdNav's ORCA parameters for the humans (``crowd_nav/configs/env.config``).
+NEIGHBOR_DIST = 10.0
+MAX_NEIGHBORS = 10
+TIME_HORIZON = 5.0
+TIME_HORIZON_OBST = 5.0
+#: Sides of the polygon each circular obstacle is to ORCA (outside the circle).
+OBSTACLE_SIDES = 12
+
+
+def have_rvo2() -> bool:
+    """Whether the ORCA binding is installed."""
+    try:
+        import rvo2  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+class OrcaCrowd:
+    """The humans of a Crowd-v0 native vector env made with
+    ``human_strategy=PASSIVE_HUMANS`` driven by ORCA (van den Berg et al. 2011, through the
+    ``rvo2`` binding of the ``crowd`` extra), CrowdNav's crowd model: a wrapper with the
+    vector env's ``reset`` and ``step``.
+
+    Before each step every environment's ORCA simulator is set to the humans' positions and
+    velocities (and the robots', when the humans see them: ``visible``), each human prefers
+    its own goal at ``human_max_speed`` (slower within a metre of it, as CrowdNav's ORCA
+    humans), and ORCA's new velocities become the humans' velocities for the step. The
+    engine then moves them (the humans apply no force), so collisions, the metrics and the
+    observations are the env's own. CrowdNav's ORCA settings: neighbours within 10 m, at
+    most 10, time horizons of 5 s; each circular obstacle is a polygon around it."""
+
+    def __init__(self, venv: Any) -> None:
+        import rvo2
+
+        self._rvo2 = rvo2
+        self.venv = venv
+        base = venv.unwrapped
+        cfg = base.config
+        if cfg.human_strategy is not PASSIVE_HUMANS:
+            raise ValueError(
+                "OrcaCrowd drives the humans itself: make the env with "
+                "human_strategy=steer_env.tasks.crowd.PASSIVE_HUMANS"
+            )
+        self.config = cfg
+        batch = base.batch
+        self._humans = np.flatnonzero(batch.is_team("human"))
+        self._robots = np.flatnonzero(batch.is_team("robot"))
+        self._sims: list[Any] = []
+        for _ in range(base.num_envs):
+            self._sims.append(self._simulator())
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.venv, name)
+
+    def _simulator(self) -> Any:
+        cfg = self.config
+        radius = cfg.vehicle_radius
+        sim = self._rvo2.PyRVOSimulator(
+            cfg.dt, NEIGHBOR_DIST, MAX_NEIGHBORS, TIME_HORIZON, TIME_HORIZON_OBST, radius,
+            cfg.human_max_speed,
+        )  # fmt: skip
+        agents = len(self._humans) + (len(self._robots) if cfg.visible else 0)
+        for _ in range(agents):
+            sim.addAgent((0.0, 0.0))
+        return sim
+
+    def _obstacles(self, sim: Any, obstacles: np.ndarray) -> None:
+        """ORCA's obstacles: each circle as a polygon around it (set once per layout)."""
+        angles = 2 * np.pi * np.arange(OBSTACLE_SIDES) / OBSTACLE_SIDES
+        grow = 1.0 / np.cos(np.pi / OBSTACLE_SIDES)  # the polygon contains the circle
+        for x, y, r in obstacles[obstacles[:, 2] > 0]:
+            ring = [(x + r * grow * np.cos(a), y + r * grow * np.sin(a)) for a in angles]
+            sim.addObstacle(ring)
+        sim.processObstacles()
+
+    def reset(self, **kwargs: Any) -> Any:
+        out = self.venv.reset(**kwargs)
+        self._laid_out = np.zeros(len(self._sims), dtype=bool)
+        # Environments whose episode ended on the last step: this step restarts them.
+        self._restarting = np.zeros(len(self._sims), dtype=bool)
+        return out
+
+    def step(self, actions: Any) -> Any:
+        state = self.venv.unwrapped.batch.state
+        cfg = self.config
+        for e, sim in enumerate(self._sims):
+            if self._restarting[e]:
+                continue
+            if state.obstacles.shape[1] and not self._laid_out[e]:
+                # rvo2 cannot remove obstacles: a new simulator for each layout.
+                sim = self._sims[e] = self._simulator()
+                self._obstacles(sim, state.obstacles[e])
+                self._laid_out[e] = True
+            movers = list(self._humans) + (list(self._robots) if cfg.visible else [])
+            for a, i in enumerate(movers):
+                pos, vel = state.position[e, i], state.velocity[e, i]
+                sim.setAgentPosition(a, (float(pos[0]), float(pos[1])))
+                sim.setAgentVelocity(a, (float(vel[0]), float(vel[1])))
+                if i in self._humans:
+                    to_goal = state.goal[e, i] - pos
+                    d = float(np.hypot(*to_goal))
+                    pref = to_goal / d if d > 1.0 else to_goal
+                    pref = pref * cfg.human_max_speed
+                else:  # a robot: ORCA expects it to keep its velocity
+                    pref = vel
+                sim.setAgentPrefVelocity(a, (float(pref[0]), float(pref[1])))
+            sim.doStep()
+            for a, i in enumerate(self._humans):
+                state.velocity[e, i] = sim.getAgentVelocity(a)
+        out = self.venv.step(actions)
+        self._restarting = out[2] | out[3]
+        self._laid_out &= ~self._restarting  # the next episode has its own layout
+        return out
+
+    def close(self) -> None:
+        self.venv.close()
 
 
 #: PPO for crowd navigation: 100-step episodes whose reward comes at the end.

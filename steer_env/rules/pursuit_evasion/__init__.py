@@ -34,7 +34,24 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from steer_env.engine.egocentric import OBSTACLES, OTHER, SELF, other_rows
+from steer_env.engine.egocentric import (  # noqa: F401  (the positions, importable from the rules too)
+    EAST_WALL,
+    NORTH_WALL,
+    OBSTACLES,
+    OTHER,
+    OTHER_POSITION,
+    OTHER_PRESENT,
+    OTHER_VELOCITY,
+    OTHER_WIDTH,
+    SELF,
+    SELF_WIDTH,
+    SOUTH_WALL,
+    TIME,
+    VELOCITY_FORWARD,
+    VELOCITY_SIDE,
+    WEST_WALL,
+    other_rows,
+)
 from steer_env.engine.features import FeatureGroup, FeatureTable
 from steer_env.engine.layout import OBSTACLE_WORLD_FIELDS, ObstacleField, world_record
 
