@@ -450,33 +450,84 @@ def test_calibration_the_classic_robot_beats_the_seek_robot():
 
 
 # --------------------------------------------------------------------------- a peer's crowd
-def test_orca_drives_the_humans_that_apply_no_force_of_their_own():
-    """Passive humans stand still; under ORCA they walk to their goals, and the episode is
-    still the env's own (its seeds, rules and metrics)."""
-    pytest.importorskip("rvo2")
-    from steer_env.tasks.crowd import PASSIVE_HUMANS, OrcaCrowd
+@pytest.mark.parametrize("crowd", ["orca", "social_force"])
+def test_a_peer_drives_the_humans_that_apply_no_force_of_their_own(crowd):
+    """Passive humans stand still; under a peer's model they walk to their goals, and the
+    episode is still the env's own (its seeds, rules and metrics)."""
+    from steer_env.tasks.crowd import PASSIVE_HUMANS, PEER_CROWDS, have_peer
 
-    def human_travel(wrapped: bool) -> float:
+    if not have_peer(crowd):  # (importorskip would import it here, with its side effects)
+        pytest.skip(f"{PEER_CROWDS[crowd].module} is not installed")
+
+    def human_travel(wrapped: bool) -> tuple[float, float]:
         venv = gym.make_vec(
             ID, num_envs=2, vectorization_mode="vector_entry_point", human_strategy=PASSIVE_HUMANS
         )
-        env = OrcaCrowd(venv) if wrapped else venv
+        env = PEER_CROWDS[crowd](venv) if wrapped else venv
         env.reset(seed=3)
         state = venv.unwrapped.batch.state
         humans = venv.unwrapped.batch.is_team("human")
         start = state.position[:, humans].copy()
+        goal = state.goal[:, humans]
         for _ in range(8):
             env.step(np.zeros((2, 2), np.float32))
-        return float(np.linalg.norm(state.position[:, humans] - start, axis=2).min())
+        moved = np.linalg.norm(state.position[:, humans] - start, axis=2)
+        nearer = np.linalg.norm(start - goal, axis=2) - np.linalg.norm(
+            state.position[:, humans] - goal, axis=2
+        )
+        return float(moved.min()), float(nearer.min())
 
-    assert human_travel(False) == 0.0
-    assert human_travel(True) > 1.0  # every human walked (8 steps of 0.25 s at 1 m/s: 2 m)
+    assert human_travel(False) == (0.0, 0.0)
+    moved, nearer = human_travel(True)
+    assert moved > 1.0 and nearer > 0.5  # 8 steps of 0.25 s at up to 1 m/s, goalwards
 
 
-def test_orca_needs_the_passive_humans():
-    pytest.importorskip("rvo2")
+def test_a_peer_needs_the_passive_humans():
     from steer_env.tasks.crowd import OrcaCrowd
 
+    pytest.importorskip("rvo2")
     venv = gym.make_vec(ID, num_envs=1, vectorization_mode="vector_entry_point")
     with pytest.raises(ValueError, match="human_strategy"):
         OrcaCrowd(venv)
+
+
+def test_the_peer_crowd_command_writes_its_comparison(tmp_path):
+    import json
+    import subprocess
+    import sys
+
+    pytest.importorskip("rvo2")
+    out = tmp_path / "orca.json"
+    cmd = [sys.executable, "-m", "agents.evaluation.peer_crowds", "--episodes", "12"]
+    run = subprocess.run([*cmd, "--out", str(out)], capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stderr
+    data = json.loads(out.read_text())
+    assert data["crowd"] == "orca" and data["episodes"] == 12
+    assert set(data["agents"]) == {"learned", "classic", "seek"}
+    bad = subprocess.run([*cmd, "--crowd", "ghosts"], capture_output=True, text=True)
+    assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1
+    assert "--crowd" in bad.stderr
+
+
+def test_the_social_force_library_leaves_no_file_and_the_logging_as_it_was(tmp_path):
+    """``pysocialforce`` opens ``file.log`` in the working directory and sets the root
+    logger to DEBUG on import; the crowd imports it without either."""
+    import subprocess
+    import sys
+
+    from steer_env.tasks.crowd import have_peer
+
+    if not have_peer("social_force"):
+        pytest.skip("pysocialforce is not installed")
+    code = (
+        "import logging\n"
+        "from steer_env.tasks.crowd import _import_pysocialforce\n"
+        "_import_pysocialforce()\n"
+        "root = logging.getLogger()\n"
+        "assert root.level == logging.WARNING and not root.handlers, (root.level, root.handlers)\n"
+    )
+    run = subprocess.run(
+        [sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=300
+    )
+    assert run.returncode == 0, run.stderr
+    assert run.stderr == "" and list(tmp_path.iterdir()) == []

@@ -67,3 +67,25 @@ def test_docs_relative_links_resolve(page):
     for target in re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", text):
         if "://" not in target and not target.startswith("mailto:"):
             assert (page.parent / target).exists(), f"{page.name}: {target}"
+
+
+def test_the_page_check_finds_a_page_that_does_not_open_with_its_animation():
+    """``docs/check_pages.py``'s source checks: an env page must show its animation and
+    every summary row before its Action Space section."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("check_pages", DOCS / "check_pages.py")
+    check = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(check)
+    rows = "".join(
+        f"<td><p>{r}</p></td>"
+        for r in ("Action space", "Observation space", "Import", "Learned vs classic")
+    )
+    good = f'<img src="a.gif">{rows}<section id="action-space">'
+    assert check.check_env_page(good) == []
+    late = f'<section id="action-space"><img src="a.gif">{rows}'
+    assert len(check.check_env_page(late)) == 5
+    no_headline = good.replace("<td><p>Learned vs classic</p></td>", "")
+    assert check.check_env_page(no_headline) == [
+        "no summary row 'Learned vs classic' before the Action Space section"
+    ]

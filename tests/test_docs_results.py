@@ -479,6 +479,16 @@ def test_gif_captions_are_their_episodes():
     )
     assert f"the learned dog pens the flock at {dog}, Strömbom's at {strombom}" in herding
     assert "--side-by-side --seed 1000000 " in herding
+    evasion = "steer_env/Evasion-v0"
+    assert _episode_time(evasion, "learned", 1000001) is None
+    caught = _episode_time(evasion, "classic", 1000001)
+    assert f"the classic evader (right) is caught at {caught}" in page("envs/evasion.md")
+    assert "--side-by-side --seed 1000001 " in page("envs/evasion.md")
+    crowd = "steer_env/Crowd-v0"
+    assert _episode_time(crowd, "classic", 1000002) is None
+    arrived = _episode_time(crowd, "learned", 1000002)
+    assert f"The shipped PPO robot (left) reaches its goal at {arrived}" in page("envs/crowd.md")
+    assert "--side-by-side --seed 1000002 " in page("envs/crowd.md")
 
 
 @pytest.mark.slow

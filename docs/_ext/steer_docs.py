@@ -1,7 +1,9 @@
 """Sphinx directives of the steer-env docs: pages built from the code and the results files.
 
 * ``env-card``: an environment's page from its docstring (the one source of its spaces,
-  rewards, episode end and arguments tables), with the environment's GIF.
+  rewards, episode end and arguments tables), opened by the environment's GIF and a summary
+  table (its spaces and import line, read from the env, and the learned-vs-classic headline
+  of its shipped comparison).
 * ``comparison-table``: the tables of a ``comparison.json`` that ``python -m agents.compare``
   writes (the shipped models' are ``agents/models/*_comparison.json``).
 * ``bench-table``: a table of a results file that ``python -m benchmarks`` or
@@ -88,10 +90,75 @@ def docstring_markdown(obj: Any) -> str:
     return _ROLE.sub(lambda m: "{py:" + m.group(1) + "}`", text)
 
 
-class EnvCard(SphinxDirective):
-    """``{env-card} steer_env.envs.pursuit.PursuitEnv``: the docstring and the GIF.
+def _rate(x: float, ci: list[float]) -> str:
+    return f"{100 * x:.1f}% [{100 * ci[0]:.1f}, {100 * ci[1]:.1f}]"
 
-    Options: ``gif`` (a path from the repository root) and ``caption``.
+
+def headline(path: str) -> str:
+    """The learned side against the task's classic one in a ``comparison.json``: both
+    success rates, the paired difference and the episodes (a team task's cross-play
+    file: the learned team and the cooperative one against the flow evader)."""
+    data = json.loads((ROOT / path).read_text())
+    if "cells" in data:
+        learned, other = data["cells"]["learned vs flow"], data["cells"]["cooperative vs flow"]
+        p = data["paired"]["learned vs flow - cooperative vs flow"]
+        a, b = (_rate(x["capture_rate"], x["capture_ci95"]) for x in (learned, other))
+        diff = _points(p["capture_diff"], p["capture_diff_ci95"])
+        return (
+            f"learned pursuers capture {a} vs the cooperative team {b}: {diff} points "
+            f"({data['episodes']:,} paired episodes, `{path}`)"
+        )
+    agents = data["agents"]
+    classic = next(k for k in agents if k != "learned")
+    p = data["paired_vs_learned"][classic]
+    a, b = (
+        _rate(agents[k]["success_rate"], agents[k]["success_ci95"]) for k in ("learned", classic)
+    )
+    diff = _points(p["success_diff"], p["success_diff_ci95"])
+    return (
+        f"{agents['learned']['label']} {a} vs {agents[classic]['label']} {b}: {diff} points "
+        f"({data['episodes']:,} paired episodes, `{path}`)"
+    )
+
+
+def summary_rows(obj: Any) -> list[tuple[str, str]]:
+    """The summary of an env card, as Gymnasium's env pages open: the spaces and the line
+    that makes the env, read from the env itself (a Gymnasium env class, or a PettingZoo
+    module with ``parallel_env``)."""
+    if inspect.isclass(obj):
+        import gymnasium as gym
+
+        import steer_env  # noqa: F401
+
+        env_id = obj.task.env_id
+        env = gym.make(env_id)
+        rows = [
+            ("Action space", f"`{env.action_space}`"),
+            ("Observation space", f"`{env.observation_space}`"),
+            ("Import", f'`gym.make("{env_id}")`'),
+        ]
+        env.close()
+        return rows
+    name = obj.__name__.rpartition(".")[2]
+    env = obj.parallel_env()
+    agent = env.possible_agents[0]
+    rows = [
+        ("Agents (default)", ", ".join(f"`{a}`" for a in env.possible_agents)),
+        ("Action space", f"`{env.action_space(agent)}` per agent"),
+        ("Observation space", f"`{env.observation_space(agent)}` per agent"),
+        ("Import", f"`from steer_env.envs import {name}; {name}.parallel_env()`"),
+    ]
+    env.close()
+    return rows
+
+
+class EnvCard(SphinxDirective):
+    """``{env-card} steer_env.envs.pursuit.PursuitEnv``: the GIF, the summary table (the
+    spaces and the import line, read from the env; the learned side against the classic
+    one, read from a shipped comparison) and the docstring.
+
+    Options: ``gif`` (a path from the repository root), ``caption`` and ``comparison`` (a
+    ``comparison.json`` from the repository root, for the summary's headline).
     """
 
     required_arguments = 1
@@ -99,6 +166,7 @@ class EnvCard(SphinxDirective):
     option_spec: ClassVar[dict[str, Any]] = {
         "gif": directives.unchanged,
         "caption": directives.unchanged,
+        "comparison": directives.unchanged,
     }
 
     def run(self) -> list[nodes.Node]:
@@ -116,9 +184,22 @@ class EnvCard(SphinxDirective):
             rel = Path(*[".."] * len(here.relative_to(ROOT).parts), gif)
             caption = self.options.get("caption", "")
             text += [f"```{{figure}} {rel.as_posix()}", ":width: 480px", "", caption, "```", ""]
-        text.append(docstring_markdown(obj))
+        rows = summary_rows(obj)
+        comparison = self.options.get("comparison")
+        if comparison:
+            if not (ROOT / comparison).is_file():
+                raise self.error(f"env-card: no file {comparison}")
+            self.env.note_dependency(str(ROOT / comparison))
+            rows.append(("Learned vs classic", headline(comparison)))
+        text += ["| | |", "|---|---|", *(f"| {k} | {v} |" for k, v in rows), ""]
+        lines = docstring_markdown(obj).splitlines()
+        # The animation and the summary open the card. Parsing adds the docstring's
+        # sections to the page as it meets them and the rest after them, so they go at the
+        # top of its first section (a docstring without sections: before it).
+        first = next((k for k, line in enumerate(lines) if line.startswith("## ")), -1)
+        lines[first + 1 : first + 1] = ["", *text]
         container = nodes.container(classes=["env-card"])
-        self.state.nested_parse(StringList("\n".join(text).splitlines()), 0, container, True)
+        self.state.nested_parse(StringList(lines), 0, container, True)
         return container.children
 
 

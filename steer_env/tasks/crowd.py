@@ -468,7 +468,7 @@ def _scalars(info: dict[str, Any]) -> dict[str, Any]:
 
 
 # --------------------------------------------------------------------------- a peer's crowd
-#: The humans' strategy while a peer's model drives them (:class:`OrcaCrowd`): no force of
+#: The humans' strategy while a peer's model drives them (:class:`PeerCrowd`): no force of
 #: their own.
 PASSIVE_HUMANS = Strategy([Behavior("seek", 0.0, target="goal")], name="driven from outside")
 #: CrowdNav's ORCA parameters for the humans (``crowd_nav/configs/env.config``).
@@ -476,118 +476,225 @@ NEIGHBOR_DIST = 10.0
 MAX_NEIGHBORS = 10
 TIME_HORIZON = 5.0
 TIME_HORIZON_OBST = 5.0
-#: Sides of the polygon each circular obstacle is to ORCA (outside the circle).
+#: Sides of the polygon each circular obstacle is to a peer's model (outside the circle).
 OBSTACLE_SIDES = 12
 
 
-def have_rvo2() -> bool:
-    """Whether the ORCA binding is installed."""
-    try:
-        import rvo2  # noqa: F401
-    except ImportError:
-        return False
-    return True
+def have_peer(name: str) -> bool:
+    """Whether the library of the peer crowd ``name`` (of :data:`PEER_CROWDS`) is
+    installed."""
+    import importlib.util
+
+    return importlib.util.find_spec(PEER_CROWDS[name].module) is not None
 
 
-class OrcaCrowd:
+def _polygons(obstacles: np.ndarray) -> list[list[tuple[float, float]]]:
+    """Each circle of an obstacle table (radius 0: none) as a polygon that contains it."""
+    angles = 2 * np.pi * np.arange(OBSTACLE_SIDES) / OBSTACLE_SIDES
+    grow = 1.0 / np.cos(np.pi / OBSTACLE_SIDES)
+    return [
+        [(x + r * grow * np.cos(t), y + r * grow * np.sin(t)) for t in angles]
+        for x, y, r in obstacles[obstacles[:, 2] > 0]
+    ]
+
+
+class PeerCrowd:
     """The humans of a Crowd-v0 native vector env made with
-    ``human_strategy=PASSIVE_HUMANS`` driven by ORCA (van den Berg et al. 2011, through the
-    ``rvo2`` binding of the ``crowd`` extra), CrowdNav's crowd model: a wrapper with the
-    vector env's ``reset`` and ``step``.
+    ``human_strategy=PASSIVE_HUMANS``, driven by a peer's crowd model instead of the
+    classic behaviours: a wrapper with the vector env's ``reset`` and ``step``.
 
-    Before each step every environment's ORCA simulator is set to the humans' positions and
-    velocities (and the robots', when the humans see them: ``visible``), each human prefers
-    its own goal at ``human_max_speed`` (slower within a metre of it, as CrowdNav's ORCA
-    humans), and ORCA's new velocities become the humans' velocities for the step. The
-    engine then moves them (the humans apply no force), so collisions, the metrics and the
-    observations are the env's own. CrowdNav's ORCA settings: neighbours within 10 m, at
-    most 10, time horizons of 5 s; each circular obstacle is a polygon around it."""
+    Before each step the model is set to every environment's humans (and its robots, when
+    the humans see them: ``visible``), and its new velocities become the humans' velocities
+    for the step. The engine then moves them (they apply no force), so the starts,
+    collisions, metrics and observations are the env's own. Each subclass is one model:
+    :meth:`start` prepares an environment's episode, :meth:`velocities` gives its humans'
+    velocities ``(H, 2)``."""
+
+    #: The Python module of the model's library.
+    module = ""
 
     def __init__(self, venv: Any) -> None:
-        import rvo2
-
-        self._rvo2 = rvo2
         self.venv = venv
         base = venv.unwrapped
         cfg = base.config
         if cfg.human_strategy is not PASSIVE_HUMANS:
             raise ValueError(
-                "OrcaCrowd drives the humans itself: make the env with "
+                f"{type(self).__name__} drives the humans itself: make the env with "
                 "human_strategy=steer_env.tasks.crowd.PASSIVE_HUMANS"
             )
         self.config = cfg
         batch = base.batch
-        self._humans = np.flatnonzero(batch.is_team("human"))
-        self._robots = np.flatnonzero(batch.is_team("robot"))
-        self._sims: list[Any] = []
-        for _ in range(base.num_envs):
-            self._sims.append(self._simulator())
+        self.humans = np.flatnonzero(batch.is_team("human"))
+        self.robots = np.flatnonzero(batch.is_team("robot"))
+        #: The vehicles the model moves or sees: the humans, then the robots if visible.
+        self.seen = np.concatenate([self.humans, self.robots if cfg.visible else []]).astype(int)
+        self.num_envs = base.num_envs
+        self._fresh = np.ones(self.num_envs, dtype=bool)
+        self._restarting = np.zeros(self.num_envs, dtype=bool)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.venv, name)
 
-    def _simulator(self) -> Any:
-        cfg = self.config
-        radius = cfg.vehicle_radius
-        sim = self._rvo2.PyRVOSimulator(
-            cfg.dt, NEIGHBOR_DIST, MAX_NEIGHBORS, TIME_HORIZON, TIME_HORIZON_OBST, radius,
-            cfg.human_max_speed,
-        )  # fmt: skip
-        agents = len(self._humans) + (len(self._robots) if cfg.visible else 0)
-        for _ in range(agents):
-            sim.addAgent((0.0, 0.0))
-        return sim
+    def start(self, e: int, state: Any) -> None:
+        """Prepare environment ``e``'s new episode (its starts, goals and obstacles)."""
 
-    def _obstacles(self, sim: Any, obstacles: np.ndarray) -> None:
-        """ORCA's obstacles: each circle as a polygon around it (set once per layout)."""
-        angles = 2 * np.pi * np.arange(OBSTACLE_SIDES) / OBSTACLE_SIDES
-        grow = 1.0 / np.cos(np.pi / OBSTACLE_SIDES)  # the polygon contains the circle
-        for x, y, r in obstacles[obstacles[:, 2] > 0]:
-            ring = [(x + r * grow * np.cos(a), y + r * grow * np.sin(a)) for a in angles]
-            sim.addObstacle(ring)
-        sim.processObstacles()
+    def velocities(self, e: int, state: Any) -> np.ndarray:
+        """Environment ``e``'s humans' velocities for the coming step, ``(H, 2)`` m/s."""
+        raise NotImplementedError
 
     def reset(self, **kwargs: Any) -> Any:
         out = self.venv.reset(**kwargs)
-        self._laid_out = np.zeros(len(self._sims), dtype=bool)
-        # Environments whose episode ended on the last step: this step restarts them.
-        self._restarting = np.zeros(len(self._sims), dtype=bool)
+        self._fresh[:] = True
+        self._restarting[:] = False
         return out
 
     def step(self, actions: Any) -> Any:
         state = self.venv.unwrapped.batch.state
-        cfg = self.config
-        for e, sim in enumerate(self._sims):
+        for e in range(self.num_envs):
             if self._restarting[e]:
-                continue
-            if state.obstacles.shape[1] and not self._laid_out[e]:
-                # rvo2 cannot remove obstacles: a new simulator for each layout.
-                sim = self._sims[e] = self._simulator()
-                self._obstacles(sim, state.obstacles[e])
-                self._laid_out[e] = True
-            movers = list(self._humans) + (list(self._robots) if cfg.visible else [])
-            for a, i in enumerate(movers):
-                pos, vel = state.position[e, i], state.velocity[e, i]
-                sim.setAgentPosition(a, (float(pos[0]), float(pos[1])))
-                sim.setAgentVelocity(a, (float(vel[0]), float(vel[1])))
-                if i in self._humans:
-                    to_goal = state.goal[e, i] - pos
-                    d = float(np.hypot(*to_goal))
-                    pref = to_goal / d if d > 1.0 else to_goal
-                    pref = pref * cfg.human_max_speed
-                else:  # a robot: ORCA expects it to keep its velocity
-                    pref = vel
-                sim.setAgentPrefVelocity(a, (float(pref[0]), float(pref[1])))
-            sim.doStep()
-            for a, i in enumerate(self._humans):
-                state.velocity[e, i] = sim.getAgentVelocity(a)
+                continue  # this step restarts it (the vector env's next-step autoreset)
+            if self._fresh[e]:
+                self.start(e, state)
+                self._fresh[e] = False
+            state.velocity[e, self.humans] = self.velocities(e, state)
         out = self.venv.step(actions)
         self._restarting = out[2] | out[3]
-        self._laid_out &= ~self._restarting  # the next episode has its own layout
+        self._fresh |= self._restarting
         return out
 
     def close(self) -> None:
         self.venv.close()
+
+
+class OrcaCrowd(PeerCrowd):
+    """ORCA humans (van den Berg et al. 2011, through the ``rvo2`` binding of the ``crowd``
+    extra), CrowdNav's crowd model and settings: neighbours within 10 m, at most 10, time
+    horizons of 5 s. Each human prefers its own goal at ``human_max_speed``, slower within a
+    metre of it, as CrowdNav's ORCA humans; a robot it sees keeps its velocity; each circular
+    obstacle is a polygon around it."""
+
+    module = "rvo2"
+
+    def __init__(self, venv: Any) -> None:
+        import rvo2
+
+        self._rvo2 = rvo2
+        super().__init__(venv)
+        self._sims: list[Any] = [None] * self.num_envs
+
+    def start(self, e: int, state: Any) -> None:
+        # rvo2 cannot remove obstacles: a new simulator for each episode.
+        cfg = self.config
+        sim = self._rvo2.PyRVOSimulator(
+            cfg.dt, NEIGHBOR_DIST, MAX_NEIGHBORS, TIME_HORIZON, TIME_HORIZON_OBST,
+            cfg.vehicle_radius, cfg.human_max_speed,
+        )  # fmt: skip
+        for _ in self.seen:
+            sim.addAgent((0.0, 0.0))
+        for polygon in _polygons(state.obstacles[e]):
+            sim.addObstacle(polygon)
+        sim.processObstacles()
+        self._sims[e] = sim
+
+    def velocities(self, e: int, state: Any) -> np.ndarray:
+        cfg = self.config
+        sim = self._sims[e]
+        for a, i in enumerate(self.seen.tolist()):
+            pos, vel = state.position[e, i], state.velocity[e, i]
+            sim.setAgentPosition(a, (float(pos[0]), float(pos[1])))
+            sim.setAgentVelocity(a, (float(vel[0]), float(vel[1])))
+            if a < len(self.humans):
+                to_goal = state.goal[e, i] - pos
+                d = float(np.hypot(*to_goal))
+                pref = (to_goal / d if d > 1.0 else to_goal) * cfg.human_max_speed
+            else:  # a robot: ORCA expects it to keep its velocity
+                pref = vel
+            sim.setAgentPrefVelocity(a, (float(pref[0]), float(pref[1])))
+        sim.doStep()
+        return np.array([sim.getAgentVelocity(a) for a in range(len(self.humans))])
+
+
+def _import_pysocialforce() -> Any:
+    """``pysocialforce``, imported without the side effects of its import: it sets the root
+    logger to DEBUG with a handler of its own, and opens a log file, ``file.log``, in the
+    working directory; here it opens that file in a temporary one, and the root logger is
+    restored."""
+    import logging
+    import os
+    import sys
+    import tempfile
+
+    if "pysocialforce" in sys.modules:
+        return sys.modules["pysocialforce"]
+    root = logging.getLogger()
+    level, handlers = root.level, list(root.handlers)
+    here = os.getcwd()
+    # What it imports then logs at DEBUG: quiet during the import.
+    logging.disable(logging.INFO)
+    try:
+        with tempfile.TemporaryDirectory() as elsewhere:
+            os.chdir(elsewhere)
+            try:
+                import pysocialforce
+            finally:
+                os.chdir(here)
+                for handler in root.handlers[:]:
+                    if handler not in handlers:
+                        root.removeHandler(handler)
+                        handler.close()
+    finally:
+        logging.disable(logging.NOTSET)
+        root.setLevel(level)
+    return pysocialforce
+
+
+class SocialForceCrowd(PeerCrowd):
+    """Social-force humans (Helbing and Molnár 1995, Moussaïd et al. 2010's extended model,
+    through ``pysocialforce`` of the ``crowd`` extra, with its default forces and
+    parameters): each human is drawn to its goal and pushed by the others and by the
+    obstacles' edges, its speed capped at 1.3 times its preferred speed
+    (``human_max_speed``; the engine caps it at that), and it stops within 0.5 m of its goal,
+    as the library's humans do. A robot it sees is a pedestrian walking to its own goal."""
+
+    module = "pysocialforce"
+
+    def __init__(self, venv: Any) -> None:
+        pysocialforce = _import_pysocialforce()
+        self._psf = pysocialforce
+        super().__init__(venv)
+        self._sims: list[Any] = [None] * self.num_envs
+
+    def _state(self, e: int, state: Any, velocity: np.ndarray) -> np.ndarray:
+        i = self.seen
+        return np.concatenate([state.position[e, i], velocity, state.goal[e, i]], axis=1)
+
+    def start(self, e: int, state: Any) -> None:
+        # Each human starts at its preferred speed towards its goal: the library caps every
+        # speed at a multiple of the first one.
+        to_goal = state.goal[e, self.seen] - state.position[e, self.seen]
+        d = np.maximum(np.linalg.norm(to_goal, axis=1, keepdims=True), 1e-9)
+        first = to_goal / d * self.config.human_max_speed
+        segments = [
+            [x0, x1, y0, y1]
+            for polygon in _polygons(state.obstacles[e])
+            for (x0, y0), (x1, y1) in zip(polygon, polygon[1:] + polygon[:1], strict=True)
+        ]
+        sim = self._psf.Simulator(
+            self._state(e, state, first), groups=None, obstacles=segments or None
+        )
+        sim.peds.step_width = self.config.dt
+        self._sims[e] = sim
+
+    def velocities(self, e: int, state: Any) -> np.ndarray:
+        sim = self._sims[e]
+        sim.peds.update(self._state(e, state, state.velocity[e, self.seen]), None)
+        sim.peds.ped_states.clear()  # the library keeps every state: only the last is used
+        sim.step_once()
+        return np.array(sim.peds.vel()[: len(self.humans)])
+
+
+#: The peers' crowd models, by name.
+PEER_CROWDS: Mapping[str, type[PeerCrowd]] = {"orca": OrcaCrowd, "social_force": SocialForceCrowd}
 
 
 #: PPO for crowd navigation: 100-step episodes whose reward comes at the end.
