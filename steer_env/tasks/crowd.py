@@ -70,7 +70,13 @@ from steer_env.tasks.config import (
     time_limit_alias,
     with_obstacles,
 )
-from steer_env.tasks.protocol import SharedOutcomeInfos, TaskSpec, check_role
+from steer_env.tasks.protocol import (
+    SharedOutcomeInfos,
+    TaskSpec,
+    check_role,
+    first_env_info,
+    scalar,
+)
 
 #: The combination methods a crowd's strategies may use.
 COMBINATIONS = ("prioritized", "weighted_sum", "dithered")
@@ -428,12 +434,12 @@ class CrowdTask(TaskSpec, SharedOutcomeInfos):
 
     def reset_info(self, batch: Any) -> dict[str, Any]:
         env, rewards = self._reset_fields(batch)
-        return _scalars(self._info(env, rewards, np.zeros(1, dtype=bool)))
+        return first_env_info(self._info(env, rewards, np.zeros(1, dtype=bool)))
 
     def step_info(self, row: Any, batch: Any) -> dict[str, Any]:
         env = {name: np.asarray([getattr(row, name)]) for name in rules.ENV_RESULT.names}
         rewards = {term: np.asarray([getattr(row, term)]) for term in rules.REWARD_TERMS}
-        return _scalars(self._info(env, rewards, np.asarray([row.done])))
+        return first_env_info(self._info(env, rewards, np.asarray([row.done])))
 
     def vector_agent_info(self, result: Any, batch: Any) -> dict[str, Any]:
         """Each robot's reward terms, ``(E, k)``."""
@@ -455,16 +461,7 @@ class CrowdTask(TaskSpec, SharedOutcomeInfos):
     def final_info(self, result: Any, batch: Any, envs: Any) -> list[dict[str, Any]]:
         info = self.vector_step_info(result, batch, result.done)
         keys = ("is_success", "goal_step", "navigation_time", *OUTCOME)
-        return [{key: _scalar(info[key][e]) for key in keys} for e in np.asarray(envs).tolist()]
-
-
-def _scalar(x: Any) -> Any:
-    return x.item() if hasattr(x, "item") else x
-
-
-def _scalars(info: dict[str, Any]) -> dict[str, Any]:
-    """The single env's info: Python scalars of environment 0."""
-    return {key: _scalar(np.asarray(value)[0]) for key, value in info.items()}
+        return [{key: scalar(info[key][e]) for key in keys} for e in np.asarray(envs).tolist()]
 
 
 # --------------------------------------------------------------------------- a peer's crowd

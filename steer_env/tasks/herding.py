@@ -88,7 +88,13 @@ from steer_env.tasks.config import (
     time_limit_alias,
     with_obstacles,
 )
-from steer_env.tasks.protocol import SharedOutcomeInfos, TaskSpec, check_role
+from steer_env.tasks.protocol import (
+    SharedOutcomeInfos,
+    TaskSpec,
+    check_role,
+    first_env_info,
+    scalar,
+)
 
 
 @dataclass(frozen=True)
@@ -620,12 +626,12 @@ class HerdingTask(TaskSpec, SharedOutcomeInfos):
 
     def reset_info(self, batch: Any) -> dict[str, Any]:
         env, rewards = self._reset_fields(batch)
-        return _scalars(self._info(env, rewards, np.zeros(1, dtype=bool), batch))
+        return first_env_info(self._info(env, rewards, np.zeros(1, dtype=bool), batch))
 
     def step_info(self, row: Any, batch: Any) -> dict[str, Any]:
         env = {name: np.asarray([getattr(row, name)]) for name in rules.ENV_RESULT.names}
         rewards = {"success": np.asarray([row.success]), "shaping": np.asarray([row.shaping])}
-        return _scalars(self._info(env, rewards, np.asarray([row.done]), batch))
+        return first_env_info(self._info(env, rewards, np.asarray([row.done]), batch))
 
     def vector_agent_info(self, result: Any, batch: Any) -> dict[str, Any]:
         """Each dog's reward terms, ``(E, k)``: the success term is the same for every dog,
@@ -651,16 +657,7 @@ class HerdingTask(TaskSpec, SharedOutcomeInfos):
     def final_info(self, result: Any, batch: Any, envs: Any) -> list[dict[str, Any]]:
         info = self.vector_step_info(result, batch, result.done)
         keys = ("is_success", "pen_step", *OUTCOME)
-        return [{key: _scalar(info[key][e]) for key in keys} for e in np.asarray(envs).tolist()]
-
-
-def _scalar(x: Any) -> Any:
-    return x.item() if hasattr(x, "item") else x
-
-
-def _scalars(info: dict[str, Any]) -> dict[str, Any]:
-    """The single env's info: Python scalars of environment 0."""
-    return {key: _scalar(np.asarray(value)[0]) for key, value in info.items()}
+        return [{key: scalar(info[key][e]) for key in keys} for e in np.asarray(envs).tolist()]
 
 
 #: PPO for herding: episodes of 300 steps whose success comes at the end, so rollouts longer

@@ -192,6 +192,18 @@ class TaskSpec(ABC):
         return self.world(self.config()).rules
 
 
+def scalar(x: Any) -> Any:
+    """``x`` as a Python scalar (a numpy scalar's ``item()``), as the single env's infos
+    report values."""
+    return x.item() if hasattr(x, "item") else x
+
+
+def first_env_info(info: Mapping[str, Any]) -> dict[str, Any]:
+    """The single env's info from batched infos: each value's environment 0, as a Python
+    scalar."""
+    return {key: scalar(np.asarray(value)[0]) for key, value in info.items()}
+
+
 def check_role(role: str, roles: tuple[str, ...], task: str) -> None:
     """``ValueError`` naming ``role`` unless it is one of ``roles`` of ``task``."""
     if role not in roles:
