@@ -315,6 +315,7 @@ class Batch:
         #: single env's path: no conversion or layout checks for it).
         self.action_buffer = np.zeros((self.num_envs, self.n_agents, 2))
         self._work = None  # the entry points' working arrays (_working)
+        self._reuse_step: tuple | None = None  # the single env's step arguments (step)
 
     def __getstate__(self) -> dict:
         # Compiled entry points and memoryviews cannot be pickled; a copy makes its own.
@@ -322,6 +323,7 @@ class Batch:
         state["_entries"] = {}
         state["_compiled"] = {}
         state["_work"] = None
+        state["_reuse_step"] = None
         del state["_buffer_bytes"]
         del state["_result_type"]  # made per rules at run time: not importable by name
         return state
@@ -447,6 +449,17 @@ class Batch:
 
         With ``reuse``, the result is written into buffers that the next ``step(...,
         reuse=True)`` overwrites (the single env's path, which copies what it keeps)."""
+        if reuse and active is None and actions is self.action_buffer:
+            # The single env's call: every argument is one of the batch's own arrays, so
+            # the argument tuple and the machine-code entry are made once and kept.
+            fixed = self._reuse_step
+            if fixed is None:
+                fixed = self._reuse_step = self._step_arguments(*self._buffers, actions)
+                self._call("step", fixed)
+            else:
+                self._entries["step"](*fixed)
+            obs, results, env_results = self._buffers
+            return self._result_type(results, env_results, obs, self._buffer_bytes)
         if reuse:
             obs, results, env_results = self._buffers
         else:
@@ -476,9 +489,21 @@ class Batch:
             active = np.array(active, dtype=np.bool_, order="C")
             if active.shape != (self.num_envs,):
                 raise ValueError(f"active must have shape ({self.num_envs},), got {active.shape}")
-        args = (
+        self._call("step", self._step_arguments(obs, results, env_results, actions, active))
+        return self._result_type(results, env_results, obs, self._buffer_bytes if reuse else None)
+
+    def _step_arguments(
+        self,
+        obs: NDArray[np.float32],
+        results: NDArray[np.void],
+        env_results: NDArray[np.void],
+        actions: NDArray[np.float64],
+        active: NDArray[np.bool_] | None = None,
+    ) -> tuple:
+        """The compiled step's arguments, in its order."""
+        return (
             self.state,
-            active,
+            self._every if active is None else active,
             self.vehicles,
             self._behaviors,
             self._strategy_info,
@@ -492,8 +517,6 @@ class Batch:
             obs,
             self._working(),
         )
-        self._call("step", args)
-        return self._result_type(results, env_results, obs, self._buffer_bytes if reuse else None)
 
     def observe(
         self, envs: NDArray[np.intp] | None = None, out: NDArray[np.float32] | None = None

@@ -1197,18 +1197,31 @@ def place_obstacles(e, state, vehicles, world, key, counter, first, keep_x, keep
 
 
 @engine_kernel
-def observe_obstacles(e, pos, head, obstacles, world, agent_index, obs, dist):
-    """The ``observed_obstacles`` obstacles of environment ``e`` nearest to each learned
-    agent's body, nearest first (ties: the lower row), into the last
+def observe_obstacles(envs, state, world, agent_index, obs, dist):
+    """The ``observed_obstacles`` obstacles of each environment of ``envs`` nearest to each
+    learned agent's body, nearest first (ties: the lower row), into the last
     ``OBSTACLE_WIDTH * observed_obstacles`` positions of ``obs[e, a]``: the offset to the
     nearest point of the obstacle's edge in the agent's frame, its radius and a presence
     flag; padding slots all zero. ``dist`` (at least ``M`` long) takes each obstacle's
-    distance (``inf``: an empty row); each slot then takes the nearest one left."""
+    distance (``inf``: an empty row); each slot then takes the nearest one left. One call
+    for every environment of a block: a world without obstacles returns at once."""
     slots = world.observed_obstacles
     if slots == 0:
         return
+    pos, head, obstacles = state.position, state.heading, state.obstacles
     start = obs.shape[2] - OBSTACLE_WIDTH * slots
     diag, inv_arena = world.diagonal, 1.0 / world.arena_size
+    for q_ in range(envs.shape[0]):
+        observe_obstacle_slots(
+            envs[q_], pos, head, obstacles, agent_index, obs, dist, slots, start, diag, inv_arena
+        )
+
+
+@engine_inline_kernel
+def observe_obstacle_slots(
+    e, pos, head, obstacles, agent_index, obs, dist, slots, start, diag, inv_arena
+):
+    """:func:`observe_obstacles` of environment ``e``."""
     for a in range(agent_index.shape[0]):
         i = agent_index[a]
         row = obs[e, a]
@@ -1221,8 +1234,8 @@ def observe_obstacles(e, pos, head, obstacles, world, agent_index, obs, dist):
             d = length(obstacles[e, o, 0] - px, obstacles[e, o, 1] - py) - r
             dist[o] = d if r > 0.0 else np.inf
         for q in range(slots):
-            # The nearest left: a minimum by selects (no data-dependent branch to
-            # mispredict; the lower row wins a tie), then taken out of the running.
+            # The nearest left: a minimum by selects (the lower row wins a tie), then
+            # taken out of the running.
             best = np.inf
             o = -1
             for c in range(m):

@@ -373,7 +373,7 @@ def observe_rows(envs, state, vehicles, world, agent_index, obs, dist, order):
             )
             obs[e, a, goal_at + GOAL_OFFSET] = clip_unit(f / diag)
             obs[e, a, goal_at + GOAL_OFFSET + 1] = clip_unit(s / diag)
-        observe_obstacles(e, pos, head, state.obstacles, world, agent_index, obs, dist)
+    observe_obstacles(envs, state, world, agent_index, obs, dist)
 
 
 @kernel

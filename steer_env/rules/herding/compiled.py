@@ -333,7 +333,7 @@ def observe_rows(envs, state, vehicles, world, agent_index, obs, dist, order):
             row[target_at + TARGET_OFFSET] = clip_unit(f / diag)
             row[target_at + TARGET_OFFSET + 1] = clip_unit(s / diag)
             row[target_at + TARGET_COLLECTING] = 1.0 if collecting else 0.0
-        observe_obstacles(e, pos, head, state.obstacles, world, agent_index, obs, dist)
+    observe_obstacles(envs, state, world, agent_index, obs, dist)
 
 
 @engine_kernel

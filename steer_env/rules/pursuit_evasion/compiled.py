@@ -236,7 +236,7 @@ def observe_rows(envs, state, vehicles, world, agent_index, obs, dist, order):
             dist,
             order,
         )
-        observe_obstacles(envs[q], pos, head, state.obstacles, world, agent_index, obs, dist)
+    observe_obstacles(envs, state, world, agent_index, obs, dist)
 
 
 @engine_kernel
