@@ -432,8 +432,7 @@ class Batch:
                 self.agent_index,
                 envs,
                 out,
-                self._working().distance,
-                self._working().order,
+                self._working(),
             ),
         )
         return self._deliver(out, given)
@@ -525,9 +524,8 @@ class Batch:
         ``out`` when given)."""
         envs = self._all if envs is None else np.ascontiguousarray(envs, dtype=np.int64).reshape(-1)
         out, given = self._observation_buffer(out)
-        work = self._working()
         args = (self.state, self.vehicles, self._world, self.agent_index, envs, out)
-        self._call("observe", (*args, work.distance, work.order))
+        self._call("observe", (*args, self._working()))
         return self._deliver(out, given)
 
     def _working(self) -> Any:
@@ -535,7 +533,7 @@ class Batch:
         (:class:`~steer_env.engine.step.StepWork`), made on first use."""
         if self._work is None:
             self._work = _step_module().step_work(
-                self._all, self.n_vehicles, self.state.obstacles.shape[1]
+                self._all, self.n_vehicles, self.state.obstacles.shape[1], self.n_agents
             )
         return self._work
 

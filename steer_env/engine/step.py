@@ -194,12 +194,16 @@ class StepWork(NamedTuple):
     distance: np.ndarray  #: (max(n, M),) m: the observation slots' distances
     order: np.ndarray  #: (max(n, M),) int64: the observation slots' order
     env_index: np.ndarray  #: (E,) int64: 0 .. E - 1
+    #: (E, k, M) int64: each learned agent's obstacle rows, nearest first at its last
+    #: observation (:func:`observe_obstacles` sorts it anew from there: a permutation of
+    #: ``0 .. M - 1`` whatever it holds, so it is only ever a head start)
+    obstacle_order: np.ndarray
 
 
-def step_work(env_index: np.ndarray, n: int, m: int = 0) -> StepWork:
+def step_work(env_index: np.ndarray, n: int, m: int = 0, k: int = 1) -> StepWork:
     """A :class:`StepWork` for :func:`step` on the ``E`` environments ``env_index`` (the
-    caller's ``(E,)`` int64 ``0 .. E - 1``) of ``n`` vehicles and ``m`` obstacle rows, in
-    blocks of ``B = min(BLOCK, E)`` environments."""
+    caller's ``(E,)`` int64 ``0 .. E - 1``) of ``n`` vehicles, ``k`` of them learned, and
+    ``m`` obstacle rows, in blocks of ``B = min(BLOCK, E)`` environments."""
     size = min(BLOCK, env_index.shape[0])
     return StepWork(
         np.zeros((n, 2, size)),
@@ -208,6 +212,7 @@ def step_work(env_index: np.ndarray, n: int, m: int = 0) -> StepWork:
         np.zeros(max(n, m)),
         np.zeros(max(n, m), dtype=np.int64),
         env_index,
+        np.broadcast_to(np.arange(m, dtype=np.int64), (env_index.shape[0], k, m)).copy(),
     )
 
 
@@ -1197,70 +1202,78 @@ def place_obstacles(e, state, vehicles, world, key, counter, first, keep_x, keep
 
 
 @engine_kernel
-def observe_obstacles(envs, state, world, agent_index, obs, dist):
+def observe_obstacles(envs, state, world, agent_index, obs, work):
     """The ``observed_obstacles`` obstacles of each environment of ``envs`` nearest to each
     learned agent's body, nearest first (ties: the lower row), into the last
     ``OBSTACLE_WIDTH * observed_obstacles`` positions of ``obs[e, a]``: the offset to the
     nearest point of the obstacle's edge in the agent's frame, its radius and a presence
-    flag; padding slots all zero. ``dist`` (at least ``M`` long) takes each obstacle's
-    distance (``inf``: an empty row); each slot then takes the nearest one left. One call
-    for every environment of a block: a world without obstacles returns at once."""
+    flag; padding slots all zero. One call for every environment of a block (a world
+    without obstacles returns at once); ``work`` is the batch's :class:`StepWork`."""
     slots = world.observed_obstacles
     if slots == 0:
         return
     pos, head, obstacles = state.position, state.heading, state.obstacles
+    dist, ranked = work.distance, work.obstacle_order
     start = obs.shape[2] - OBSTACLE_WIDTH * slots
     diag, inv_arena = world.diagonal, 1.0 / world.arena_size
     for q_ in range(envs.shape[0]):
-        observe_obstacle_slots(
-            envs[q_], pos, head, obstacles, agent_index, obs, dist, slots, start, diag, inv_arena
-        )
+        e = envs[q_]
+        for a in range(agent_index.shape[0]):
+            i = agent_index[a]
+            observe_obstacle_slots(
+                pos[e, i, 0], pos[e, i, 1], head[e, i, 0], head[e, i, 1], obstacles[e],
+                obs[e, a], dist, ranked[e, a], slots, start, diag, inv_arena,
+            )  # fmt: skip
 
 
 @engine_inline_kernel
 def observe_obstacle_slots(
-    e, pos, head, obstacles, agent_index, obs, dist, slots, start, diag, inv_arena
+    px, py, hx, hy, obstacles, row, dist, ranked, slots, start, diag, inv_arena
 ):
-    """:func:`observe_obstacles` of environment ``e``."""
-    for a in range(agent_index.shape[0]):
-        i = agent_index[a]
-        row = obs[e, a]
-        px, py = pos[e, i, 0], pos[e, i, 1]
-        hx, hy = head[e, i, 0], head[e, i, 1]
-        m = obstacles.shape[1]
-        # Every distance first (a branch-free loop the compiler vectorises).
-        for o in range(m):
-            r = obstacles[e, o, 2]
-            d = length(obstacles[e, o, 0] - px, obstacles[e, o, 1] - py) - r
-            dist[o] = d if r > 0.0 else np.inf
-        for q in range(slots):
-            # The nearest left: a minimum by selects (the lower row wins a tie), then
-            # taken out of the running.
-            best = np.inf
-            o = -1
-            for c in range(m):
-                d = dist[c]
-                nearer = d < best
-                best = d if nearer else best
-                o = c if nearer else o
-            at = start + OBSTACLE_WIDTH * q
-            if o < 0:
-                for f_ in range(OBSTACLE_WIDTH):
-                    row[at + f_] = 0.0
-                continue
-            dist[o] = np.inf
-            ox = obstacles[e, o, 0] - px
-            oy = obstacles[e, o, 1] - py
-            r = obstacles[e, o, 2]
-            centre = best + r
-            # The nearest point of the edge: the centre's offset shortened by the radius,
-            # in units of the diagonal (one division for the slot).
-            scale = (centre - r) / (centre * diag) if centre > 0.0 else 0.0
-            f, s = to_local(ox * scale, oy * scale, hx, hy)
-            row[at + OBSTACLE_OFFSET] = clip_unit(f)
-            row[at + OBSTACLE_OFFSET + 1] = clip_unit(s)
-            row[at + OBSTACLE_RADIUS] = min(r * inv_arena, 1.0)
-            row[at + OBSTACLE_PRESENT] = 1.0
+    """:func:`observe_obstacles` of one agent at ``(px, py)`` heading ``(hx, hy)`` among
+    ``obstacles`` ``(M, 3)``, into its observation ``row``. ``dist`` (at least ``M`` long)
+    takes each obstacle's distance (``inf``: an empty row); ``ranked`` (a permutation of
+    the rows) is sorted by distance, then row, from the order it held: the agent's last
+    observation's, which its move seldom changes, so the sort is one pass of compares that
+    find nothing to move."""
+    m = obstacles.shape[0]
+    # Every distance first (a branch-free loop).
+    for o in range(m):
+        r = obstacles[o, 2]
+        d = length(obstacles[o, 0] - px, obstacles[o, 1] - py) - r
+        dist[o] = d if r > 0.0 else np.inf
+    # Insertion sort by (distance, row): the order the slots take, whatever order it
+    # starts from.
+    for s_ in range(1, m):
+        o = ranked[s_]
+        d = dist[o]
+        t = s_
+        while t > 0:
+            p = ranked[t - 1]
+            if dist[p] < d or (dist[p] == d and p < o):
+                break
+            ranked[t] = p
+            t -= 1
+        ranked[t] = o
+    for q in range(slots):
+        at = start + OBSTACLE_WIDTH * q
+        o = ranked[q] if q < m else -1
+        if o < 0 or not dist[o] < np.inf:
+            for f_ in range(OBSTACLE_WIDTH):
+                row[at + f_] = 0.0
+            continue
+        ox = obstacles[o, 0] - px
+        oy = obstacles[o, 1] - py
+        r = obstacles[o, 2]
+        centre = dist[o] + r
+        # The nearest point of the edge: the centre's offset shortened by the radius,
+        # in units of the diagonal (one division for the slot).
+        scale = (centre - r) / (centre * diag) if centre > 0.0 else 0.0
+        f, s = to_local(ox * scale, oy * scale, hx, hy)
+        row[at + OBSTACLE_OFFSET] = clip_unit(f)
+        row[at + OBSTACLE_OFFSET + 1] = clip_unit(s)
+        row[at + OBSTACLE_RADIUS] = min(r * inv_arena, 1.0)
+        row[at + OBSTACLE_PRESENT] = 1.0
 
 
 @engine_kernel

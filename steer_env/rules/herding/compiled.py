@@ -287,11 +287,12 @@ def clear_outcome(res_env):
 
 
 @engine_kernel
-def observe_rows(envs, state, vehicles, world, agent_index, obs, dist, order):
+def observe_rows(envs, state, vehicles, world, agent_index, obs, work):
     """Observations of every learned dog of environments ``envs`` into ``obs[envs]``: the
     egocentric head (:func:`~steer_env.engine.step.observe_egocentric`), then the pen and
     the flock in the dog's frame, Strömbom's target point and the nearest obstacles; all
     clipped to their bounds."""
+    dist, order = work.distance, work.order
     pos, vel, head = state.position, state.velocity, state.heading
     pen_at = SELF_WIDTH + OTHER_WIDTH * (world.observed_teammates + world.observed_opponents)
     flock_at = pen_at + PEN_WIDTH
@@ -333,7 +334,7 @@ def observe_rows(envs, state, vehicles, world, agent_index, obs, dist, order):
             row[target_at + TARGET_OFFSET] = clip_unit(f / diag)
             row[target_at + TARGET_OFFSET + 1] = clip_unit(s / diag)
             row[target_at + TARGET_COLLECTING] = 1.0 if collecting else 0.0
-    observe_obstacles(envs, state, world, agent_index, obs, dist)
+    observe_obstacles(envs, state, world, agent_index, obs, work)
 
 
 @engine_kernel
@@ -442,24 +443,23 @@ def reset_env(e, state, vehicles, world, agent_index):
 
 # --------------------------------------------------------------------------- entry points
 @engine_kernel
-def reset(state, vehicles, behaviors, strategies, worlds, agent_index, envs, obs, dist, order):
+def reset(state, vehicles, behaviors, strategies, worlds, agent_index, envs, obs, work):
     """New episodes in environments ``envs``; their observations go to ``obs[envs]``.
-    ``dist`` and ``order`` are ``(n,)`` float64 / int64 working space (the batch's
-    :class:`~steer_env.engine.step.StepWork`)."""
+    ``work`` is the batch's :class:`~steer_env.engine.step.StepWork`."""
     world = worlds[0]
     for q in range(envs.shape[0]):
         e = envs[q]
         reset_env(e, state, vehicles, world, agent_index)
         start_wander(e, state, vehicles, behaviors, strategies)
-    observe_rows(envs, state, vehicles, world, agent_index, obs, dist, order)
+    observe_rows(envs, state, vehicles, world, agent_index, obs, work)
 
 
 @engine_kernel
-def observe(state, vehicles, worlds, agent_index, envs, obs, dist, order):
-    """Observations of environments ``envs`` into ``obs[envs]`` (``dist``, ``order``: as
-    for :func:`reset`)."""
+def observe(state, vehicles, worlds, agent_index, envs, obs, work):
+    """Observations of environments ``envs`` into ``obs[envs]`` (``work``: as for
+    :func:`reset`)."""
     world = worlds[0]
-    observe_rows(envs, state, vehicles, world, agent_index, obs, dist, order)
+    observe_rows(envs, state, vehicles, world, agent_index, obs, work)
 
 
 @engine_kernel
@@ -484,7 +484,8 @@ def step(
     world = worlds[0]
     num_envs = state.position.shape[0]
     size = min(BLOCK, num_envs)
-    force, before, scratch, dist, order, all_envs = work
+    force, before, scratch = work.force, work.before, work.strategy
+    dist, order, all_envs = work.distance, work.order, work.env_index
     for e0 in range(0, num_envs, size):
         m = min(size, num_envs - e0)
         scripted_forces(
@@ -495,4 +496,4 @@ def step(
             e0, m, state, active, vehicles, world, before, agent_index, draws, results,
             env_results, order, dist,
         )  # fmt: skip
-        observe_rows(all_envs[e0 : e0 + m], state, vehicles, world, agent_index, obs, dist, order)
+        observe_rows(all_envs[e0 : e0 + m], state, vehicles, world, agent_index, obs, work)

@@ -214,11 +214,12 @@ def settle_env(
 
 
 @engine_kernel
-def observe_rows(envs, state, vehicles, world, agent_index, obs, dist, order):
+def observe_rows(envs, state, vehicles, world, agent_index, obs, work):
     """Observations of every learned agent of environments ``envs`` into ``obs[envs]``
     (float32): own velocity, walls, time, then the nearest teammates and opponents in the
-    game in slots (nearest first) with presence flags; all in [-1, 1]. ``dist`` and
-    ``order`` are ``(n,)`` float64 / int64 working space."""
+    game in slots (nearest first) with presence flags; all in [-1, 1]. ``work`` is the
+    batch's :class:`~steer_env.engine.step.StepWork`."""
+    dist, order = work.distance, work.order
     pos, vel, head = state.position, state.velocity, state.heading
     alive = state.alive
     for q in range(envs.shape[0]):
@@ -236,7 +237,7 @@ def observe_rows(envs, state, vehicles, world, agent_index, obs, dist, order):
             dist,
             order,
         )
-    observe_obstacles(envs, state, world, agent_index, obs, dist)
+    observe_obstacles(envs, state, world, agent_index, obs, work)
 
 
 @engine_kernel
@@ -307,25 +308,24 @@ def reset_env(e, state, vehicles, world, agent_index):
 
 # --------------------------------------------------------------------------- entry points
 @engine_kernel
-def reset(state, vehicles, behaviors, strategies, worlds, agent_index, envs, obs, dist, order):
+def reset(state, vehicles, behaviors, strategies, worlds, agent_index, envs, obs, work):
     """New episodes in environments ``envs`` (indices); their observations go to
     ``obs[envs]``. ``worlds`` holds the :data:`~steer_env.rules.pursuit_evasion.WORLD`
-    record (length 1); ``dist`` and ``order`` are ``(n,)`` float64 / int64 working space
-    (the batch's :class:`~steer_env.engine.step.StepWork`)."""
+    record (length 1); ``work`` is the batch's :class:`~steer_env.engine.step.StepWork`."""
     world = worlds[0]
     for q in range(envs.shape[0]):
         e = envs[q]
         reset_env(e, state, vehicles, world, agent_index)
         start_wander(e, state, vehicles, behaviors, strategies)
-    observe_rows(envs, state, vehicles, world, agent_index, obs, dist, order)
+    observe_rows(envs, state, vehicles, world, agent_index, obs, work)
 
 
 @engine_kernel
-def observe(state, vehicles, worlds, agent_index, envs, obs, dist, order):
-    """Observations of environments ``envs`` into ``obs[envs]`` (``dist``, ``order``: as
-    for :func:`reset`)."""
+def observe(state, vehicles, worlds, agent_index, envs, obs, work):
+    """Observations of environments ``envs`` into ``obs[envs]`` (``work``: as for
+    :func:`reset`)."""
     world = worlds[0]
-    observe_rows(envs, state, vehicles, world, agent_index, obs, dist, order)
+    observe_rows(envs, state, vehicles, world, agent_index, obs, work)
 
 
 @engine_kernel
@@ -370,7 +370,8 @@ def step(
     world = worlds[0]
     num_envs = state.position.shape[0]
     size = min(BLOCK, num_envs)
-    force, before, scratch, dist, order, all_envs = work
+    force, before, scratch = work.force, work.before, work.strategy
+    all_envs = work.env_index
     for e0 in range(0, num_envs, size):
         m = min(size, num_envs - e0)
         scripted_forces(
@@ -391,7 +392,7 @@ def step(
             env_results,
             scratch,
         )
-        observe_rows(all_envs[e0 : e0 + m], state, vehicles, world, agent_index, obs, dist, order)
+        observe_rows(all_envs[e0 : e0 + m], state, vehicles, world, agent_index, obs, work)
 
 
 @kernel
