@@ -65,6 +65,7 @@ ROLE_COLORS: dict[str, tuple[int, int, int]] = {
     "pen": (86, 196, 116),
     "robot": (255, 208, 46),
     "human": (74, 163, 245),
+    "predator": (235, 78, 66),
     "goal": (86, 196, 116),
     "neighbor": (112, 232, 150),
     "obstacle": (104, 108, 126),

@@ -17,8 +17,12 @@ from steer_env.tasks.team_pursuit import TEAM_PURSUIT
 
 
 def test_every_task_is_in_one_registry_and_implements_the_protocol():
-    assert set(REGISTRY) == {"pursuit", "evasion", "team_pursuit", "herding", "crowd"}
-    rules = {"herding": "steer_env.rules.herding", "crowd": "steer_env.rules.crowd"}
+    assert set(REGISTRY) == {"pursuit", "evasion", "team_pursuit", "herding", "crowd", "flocking"}
+    rules = {
+        "herding": "steer_env.rules.herding",
+        "crowd": "steer_env.rules.crowd",
+        "flocking": "steer_env.rules.flocking",
+    }
     for name, task in REGISTRY.items():
         assert isinstance(task, TaskSpec)
         cfg = task.config()
@@ -31,9 +35,16 @@ def test_every_task_is_in_one_registry_and_implements_the_protocol():
 
 
 def test_the_two_tables_are_views_of_the_registry():
-    assert list(TASKS) == ["pursuit", "evasion", "herding", "crowd"]
+    assert list(TASKS) == ["pursuit", "evasion", "herding", "crowd", "flocking"]
     # Every task has a PettingZoo form: Pursuit and Evasion's is their one-agent view.
-    assert list(TEAM_TASKS) == ["pursuit", "evasion", "team_pursuit", "herding", "crowd"]
+    assert list(TEAM_TASKS) == [
+        "pursuit",
+        "evasion",
+        "team_pursuit",
+        "herding",
+        "crowd",
+        "flocking",
+    ]
     assert TASKS["pursuit"] is REGISTRY["pursuit"] is get_task("steer_env/Pursuit-v0")
     with pytest.raises(KeyError, match="not a single-agent task; those are pursuit, evasion"):
         TASKS["team_pursuit"]
@@ -50,7 +61,7 @@ def test_register_refuses_duplicates_and_objects_outside_the_protocol():
         register(dataclasses.replace(PURSUIT, name="other"))
     with pytest.raises(TypeError, match="must implement TaskSpec"):
         register(object())
-    assert set(REGISTRY) == {"pursuit", "evasion", "team_pursuit", "herding", "crowd"}
+    assert set(REGISTRY) == {"pursuit", "evasion", "team_pursuit", "herding", "crowd", "flocking"}
 
 
 def test_baselines_per_role_and_the_success_rule():

@@ -50,6 +50,16 @@ CONFIGS = {
             "n_obstacles": st.sampled_from([0, 5]),
         }
     ),
+    "flocking": st.fixed_dictionaries(
+        {
+            "time_limit": st.integers(5, 40),
+            "n_boids": st.integers(1, 12),
+            "n_predators": st.integers(0, 2),
+            "catch_radius": st.sampled_from([0.5, 4.0]),
+            "goal_radius": st.sampled_from([4.0, 6.0]),
+            "n_obstacles": st.sampled_from([0, 5]),
+        }
+    ),
     "team_pursuit": st.fixed_dictionaries(
         {
             "time_limit": st.integers(5, 40),
@@ -68,6 +78,9 @@ TEAM_EXTRAS = {
     ),
     "crowd": st.fixed_dictionaries(
         {"n_robots": st.integers(1, 3), "max_observed_robots": st.sampled_from([None, 0])}
+    ),
+    "flocking": st.fixed_dictionaries(
+        {"n_learned": st.sampled_from([None, 1]), "observed_boids": st.sampled_from([None, 0])}
     ),
 }
 

@@ -108,7 +108,13 @@ def scripted_team(name: str, env: str, config: Any, seed: int | None = 0) -> Eve
     key = agent_name(name, env)
     if key == "learned":
         raise UsageError("'learned' is not a scripted agent")
-    return EveryAgent(task_named(env).scripted_policy(key, config, seed))
+    task = task_named(env)
+    policy = task.scripted_policy(key, config, seed)
+    if policy is None:  # a strategy of the engine, played from each agent's observation
+        from agents.evaluation.scripted import ScriptedPolicy
+
+        policy = ScriptedPolicy(task, key, config, seed)
+    return EveryAgent(policy)
 
 
 def label(name: str, env: str, policy: Any = None) -> str:

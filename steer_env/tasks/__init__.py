@@ -330,6 +330,7 @@ from steer_env.tasks import pursuit_evasion as _pursuit_evasion  # noqa: E402, F
 from steer_env.tasks import team_pursuit as _team_pursuit  # noqa: E402, F401
 from steer_env.tasks import herding as _herding  # noqa: E402, F401
 from steer_env.tasks import crowd as _crowd  # noqa: E402, F401
+from steer_env.tasks import flocking as _flocking  # noqa: E402, F401
 # isort: on
 
 __all__ = [
