@@ -15,7 +15,8 @@ Physics sub-steps per env-step (``agent-substeps/s = agent-steps/s * substeps``)
 1, MPE2 1, VMAS simple_tag 10.
 
 Sections (``--sections``, comma-separated; default all): single, vector, memory, sync,
-floor, flock, sb3, rllib, peers, compile, team, torchrl, herding, obstacles, crowd, training.
+floor, flock, sb3, rllib, peers, compile, team, torchrl, herding, obstacles, crowd, flocking,
+training.
 ``--quick`` shortens every measurement (for smoke tests). The ``rllib`` section
 (``benchmarks/rllib_bench.py``) needs ``pip install "steer-env[rllib]"``. The ``team``
 section (``benchmarks/team.py``) measures the team pursuit task (3 pursuers + 1 evader, 4
@@ -31,7 +32,10 @@ VMAS ``flocking`` in vehicle-steps per second, with the single env and the Petti
 the native vector env of each task at ``--obstacle-n-envs`` envs in an empty arena and with
 16 obstacles, interleaved. The ``crowd`` section (``benchmarks/crowd.py``) measures
 Crowd-v0's native vector env against Gymnasium's ``SyncVectorEnv`` of the same env at
-``--crowd-n-envs`` envs, with 5 and with 20 humans. The ``training`` section
+``--crowd-n-envs`` envs, with 5 and with 20 humans. The ``flocking`` section
+(``benchmarks/flocking.py``) measures flocking_v0's native batch (16 learned boids and a
+predator per env) against VMAS ``flocking`` with 16 agents at ``--flocking-n-envs`` envs,
+and its time per boid-step at 16, 64 and 256 boids. The ``training`` section
 (``benchmarks/training.py``) trains the default PPO pursuer through the native adapter and
 through ``make_vec_env``, and RLlib's PPO with ``train.py``'s native env runner and with
 RLlib's stock one when ray is installed (``benchmarks/training_rllib.py``), and reports the
@@ -66,6 +70,7 @@ SECTIONS = (
     "herding",
     "obstacles",
     "crowd",
+    "flocking",
     "training",
 )
 DEFAULT_JSON = Path(__file__).resolve().parent / "results.json"
@@ -189,6 +194,12 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
         type=positive_int,
         default=8192,
         help="env count of the crowd rows (default 8192)",
+    )
+    p.add_argument(
+        "--flocking-n-envs",
+        type=positive_int,
+        default=8192,
+        help="env count of the flocking native batch and VMAS flocking rows (default 8192)",
     )
     p.add_argument(
         "--team-sb3-n-envs",
@@ -589,6 +600,7 @@ def ratios(rows: list[Any], args: argparse.Namespace) -> list[dict[str, Any]]:
     out.extend(herding_ratios(rows, args))
     out.extend(obstacle_ratios(rows, args))
     out.extend(crowd_ratios(rows, args))
+    out.extend(flocking_ratios(rows, args))
     return [q for q in out if q is not None]
 
 
@@ -680,6 +692,37 @@ def crowd_ratios(rows: list[Any], args: argparse.Namespace) -> list[dict[str, An
             _find(rows, "crowd", e, crowd.row_name("sync", n)),
         )
         for n in crowd.CROWD_SIZES
+    ]
+
+
+def flocking_ratios(rows: list[Any], args: argparse.Namespace) -> list[dict[str, Any] | None]:
+    """flocking_v0's native batch over VMAS flocking (same agents per env), and its time per
+    boid-step at the largest flock of the scale rows over that at the smallest."""
+    from benchmarks import flocking
+
+    e = args.flocking_n_envs
+    big = e >= 8192  # where the target is set
+    small, large = flocking.SCALE_BOIDS[0], flocking.SCALE_BOIDS[-1]
+    scale = _ratio(
+        f"flocking_v0 time per boid-step, {large} boids / {small} boids",
+        flocking.SCALE_ENVS,
+        _find(rows, "flocking", flocking.SCALE_ENVS, flocking.row_batch(small)),
+        _find(rows, "flocking", flocking.SCALE_ENVS, flocking.row_batch(large)),
+    )
+    if scale is not None:
+        for key in ("value", "min", "max"):
+            scale[key] *= small / large
+        scale["target"], scale["pass"] = "<= 2x", bool(scale["value"] <= 2)
+    return [
+        _ratio(
+            f"flocking_v0 native batch / VMAS flocking, {flocking.BOIDS} agents, env-steps/s",
+            e,
+            _find(rows, "flocking", e, flocking.row_batch(flocking.BOIDS)),
+            _find(rows, "flocking", e, flocking.ROW_VMAS),
+            target=">= 10x" if big else None,
+            ok=(lambda v: v >= 10) if big else None,
+        ),
+        scale,
     ]
 
 
@@ -886,6 +929,10 @@ def run(args: argparse.Namespace) -> tuple[list[Any], list[dict[str, Any]]]:
         from benchmarks import crowd
 
         crowd.run(args.crowd_n_envs, r, t, add)
+    if "flocking" in want:
+        from benchmarks import flocking
+
+        flocking.run(args.flocking_n_envs, r, t, add)
     if "training" in want:
         from benchmarks.common import Missing
 

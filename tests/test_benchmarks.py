@@ -175,6 +175,41 @@ def test_herding_section_runs_the_batch_beside_vmas_flocking(tmp_path):
         assert "not installed" in vmas["reason"] and ratio not in names
 
 
+@pytest.mark.slow
+def test_flocking_section_runs_the_batch_beside_vmas_flocking_and_scales_the_flock(tmp_path):
+    """``--sections flocking`` prints the native batch and VMAS ``flocking`` with the same
+    16 agents (or a row saying VMAS is not installed), then the batch at 16, 64 and 256
+    boids, and the ratio of their times per boid-step."""
+    out = tmp_path / "flocking.json"
+    cmd = [
+        sys.executable, "-m", "benchmarks", "--quick", "--sections", "flocking",
+        "--flocking-n-envs", "4", "--repeats", "2", "--time-per-repeat", "0.002",
+        "--json", str(out),
+    ]  # fmt: skip
+    proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=900)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    result = json.loads(out.read_text())
+    from benchmarks import flocking
+
+    rows = {(r["name"], r["size"]): r for r in result["rows"]}
+    assert [r["section"] for r in result["rows"]] == ["flocking"] * 5
+    batch = rows[(flocking.row_batch(16), 4)]
+    assert batch["agents"] == 17 and batch["min"] <= batch["median"] <= batch["max"]
+    for n in flocking.SCALE_BOIDS:
+        scale = rows[(flocking.row_batch(n), flocking.SCALE_ENVS)]
+        assert scale["agents"] == n + 1 and scale["median"] > 0
+    ratios = {q["name"]: q for q in result["ratios"]}
+    scale_ratio = ratios["flocking_v0 time per boid-step, 256 boids / 16 boids"]
+    assert scale_ratio["min"] <= scale_ratio["value"] <= scale_ratio["max"]
+    assert scale_ratio["target"] == "<= 2x"
+    vmas = rows[(flocking.ROW_VMAS, 4)]
+    ratio = "flocking_v0 native batch / VMAS flocking, 16 agents, env-steps/s"
+    if "median" in vmas:
+        assert vmas["agents"] == 16 and ratio in ratios
+    else:
+        assert "not installed" in vmas["reason"] and ratio not in ratios
+
+
 @pytest.mark.parametrize(
     "args,text",
     [
