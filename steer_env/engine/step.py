@@ -1413,11 +1413,14 @@ def observe_egocentric(
             slots = world.observed_opponents if opponents else world.observed_teammates
             if slots == 0:
                 continue
-            # Nearest first: a stable insertion sort over the vehicles of the group. The
-            # first one's distance waits until a second one needs comparing with it (with a
-            # single opponent, as in Pursuit, no distance is computed: the square root sat
-            # on the path to every slot value).
+            # Nearest first: a stable insertion into the ``slots`` kept so far (a vehicle
+            # no nearer than the last of a full list cannot take a slot: one compare, so a
+            # big group costs a distance per vehicle, not a sort). The first one's
+            # distance waits until a second one needs comparing with it (with a single
+            # opponent, as in Pursuit, no distance is computed: the square root sat on
+            # the path to every slot value).
             count = 0
+            measured = False  # dist[0] holds the first one's distance
             for j in range(n):
                 if not alive[e, j] or not is_candidate(vehicles, i, j, opponents):
                     continue
@@ -1425,18 +1428,24 @@ def observe_egocentric(
                     order[0] = j
                     count = 1
                     continue
-                if count == 1:
+                if not measured:
                     first = order[0]
                     dist[0] = length(pos[e, first, 0] - px, pos[e, first, 1] - py)
+                    measured = True
                 d = length(pos[e, j, 0] - px, pos[e, j, 1] - py)
-                q = count
+                if count == slots:
+                    if not d < dist[slots - 1]:
+                        continue  # ties: the vehicle met first keeps the slot
+                    q = slots - 1  # the last kept drops out
+                else:
+                    q = count
+                    count += 1
                 while q > 0 and dist[q - 1] > d:
                     dist[q] = dist[q - 1]
                     order[q] = order[q - 1]
                     q -= 1
                 dist[q] = d
                 order[q] = j
-                count += 1
             scale = veh.speed_scale
             for q in range(slots):
                 at = base + OTHER_WIDTH * q
