@@ -71,11 +71,9 @@ from steer_env.tasks.config import (
     with_obstacles,
 )
 from steer_env.tasks.protocol import (
-    SharedOutcomeInfos,
+    RewardTermInfos,
     TaskSpec,
     check_role,
-    first_env_info,
-    scalar,
 )
 
 #: The combination methods a crowd's strategies may use.
@@ -291,8 +289,11 @@ def seek_robot(cfg: CrowdConfig) -> Strategy:
 
 # --------------------------------------------------------------------------- the task
 @dataclass(frozen=True)
-class CrowdTask(TaskSpec, SharedOutcomeInfos):
+class CrowdTask(TaskSpec, RewardTermInfos):
     """The crowd navigation task's registry entry (see the module docstring)."""
+
+    rules_package = rules
+    final_keys = ("is_success", "goal_step", "navigation_time", *OUTCOME)
 
     name: str = "crowd"
     env_id: str | None = "steer_env/Crowd-v0"
@@ -431,37 +432,6 @@ class CrowdTask(TaskSpec, SharedOutcomeInfos):
             **{key: zeros for key in OUTCOME},
         }
         return env, {term: zeros for term in rules.REWARD_TERMS}
-
-    def reset_info(self, batch: Any) -> dict[str, Any]:
-        env, rewards = self._reset_fields(batch)
-        return first_env_info(self._info(env, rewards, np.zeros(1, dtype=bool)))
-
-    def step_info(self, row: Any, batch: Any) -> dict[str, Any]:
-        env = {name: np.asarray([getattr(row, name)]) for name in rules.ENV_RESULT.names}
-        rewards = {term: np.asarray([getattr(row, term)]) for term in rules.REWARD_TERMS}
-        return first_env_info(self._info(env, rewards, np.asarray([row.done])))
-
-    def vector_agent_info(self, result: Any, batch: Any) -> dict[str, Any]:
-        """Each robot's reward terms, ``(E, k)``."""
-        if result is None:
-            zeros = np.zeros((batch.num_envs, batch.n_agents))
-            return {f"reward_{term}": zeros.copy() for term in rules.REWARD_TERMS}
-        return {f"reward_{term}": getattr(result, f"reward_{term}") for term in rules.REWARD_TERMS}
-
-    def vector_reset_info(self, batch: Any) -> dict[str, Any]:
-        env, rewards = self._reset_fields(batch)
-        return self._info(env, rewards, np.zeros(batch.num_envs, dtype=bool))
-
-    def vector_step_info(self, result: Any, batch: Any, ended: Any) -> dict[str, Any]:
-        env = {name: getattr(result, name) for name in rules.ENV_RESULT.names}
-        agent = self.vector_agent_info(result, batch)
-        rewards = {term: agent[f"reward_{term}"][:, 0] for term in rules.REWARD_TERMS}
-        return self._info(env, rewards, ended)
-
-    def final_info(self, result: Any, batch: Any, envs: Any) -> list[dict[str, Any]]:
-        info = self.vector_step_info(result, batch, result.done)
-        keys = ("is_success", "goal_step", "navigation_time", *OUTCOME)
-        return [{key: scalar(info[key][e]) for key in keys} for e in np.asarray(envs).tolist()]
 
 
 # --------------------------------------------------------------------------- a peer's crowd

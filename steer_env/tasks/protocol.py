@@ -312,3 +312,61 @@ class SharedOutcomeInfos(SingleAgentInfos, TeamInfos):
         check_role(role, (self.learned_team,), getattr(self, "name", ""))
         success = np.asarray(infos["is_success"])
         return np.broadcast_to(success[:, None], infos["in_game"].shape)
+
+
+class RewardTermInfos(SharedOutcomeInfos):
+    """:class:`SharedOutcomeInfos` of a task whose step results are its rules' records: the
+    environment's fields are ``ENV_RESULT``'s, each learned agent's reward terms
+    ``REWARD_TERMS`` (``reward_<term>`` in the decoded results), as in the crowd and
+    flocking tasks. The task names its rules package (``rules_package``), the keys its
+    final info keeps (``final_keys``), its fields after a reset (:meth:`_reset_fields`) and
+    how the fields make its info (:meth:`_info`)."""
+
+    #: The task's rules package (:mod:`steer_env.rules`): its ``ENV_RESULT`` and
+    #: ``REWARD_TERMS``.
+    rules_package: ModuleType
+    #: The keys of the info the SB3 adapter adds at an episode's end.
+    final_keys: tuple[str, ...]
+
+    @abstractmethod
+    def _reset_fields(self, batch: Any) -> tuple[dict[str, Any], dict[str, Any]]:
+        """The environment's fields and agent 0's reward terms after a reset, ``(E,)``."""
+
+    @abstractmethod
+    def _info(self, env: Mapping[str, Any], rewards: Mapping[str, Any], ended: Any) -> dict:
+        """The info of the environment fields ``env`` and reward terms ``rewards``; the
+        outcome keys count where ``ended``."""
+
+    def reset_info(self, batch: Any) -> dict[str, Any]:
+        env, rewards = self._reset_fields(batch)
+        return first_env_info(self._info(env, rewards, np.zeros(1, dtype=bool)))
+
+    def step_info(self, row: Any, batch: Any) -> dict[str, Any]:
+        rules = self.rules_package
+        env = {name: np.asarray([getattr(row, name)]) for name in rules.ENV_RESULT.names}
+        rewards = {term: np.asarray([getattr(row, term)]) for term in rules.REWARD_TERMS}
+        return first_env_info(self._info(env, rewards, np.asarray([row.done])))
+
+    def vector_agent_info(self, result: Any, batch: Any) -> dict[str, Any]:
+        """Each learned agent's reward terms, ``(E, k)``."""
+        terms = self.rules_package.REWARD_TERMS
+        if result is None:
+            zeros = np.zeros((batch.num_envs, batch.n_agents))
+            return {f"reward_{term}": zeros.copy() for term in terms}
+        return {f"reward_{term}": getattr(result, f"reward_{term}") for term in terms}
+
+    def vector_reset_info(self, batch: Any) -> dict[str, Any]:
+        env, rewards = self._reset_fields(batch)
+        return self._info(env, rewards, np.zeros(batch.num_envs, dtype=bool))
+
+    def vector_step_info(self, result: Any, batch: Any, ended: Any) -> dict[str, Any]:
+        rules = self.rules_package
+        env = {name: getattr(result, name) for name in rules.ENV_RESULT.names}
+        agent = self.vector_agent_info(result, batch)
+        rewards = {term: agent[f"reward_{term}"][:, 0] for term in rules.REWARD_TERMS}
+        return self._info(env, rewards, ended)
+
+    def final_info(self, result: Any, batch: Any, envs: Any) -> list[dict[str, Any]]:
+        info = self.vector_step_info(result, batch, result.done)
+        keys = self.final_keys
+        return [{key: scalar(info[key][e]) for key in keys} for e in np.asarray(envs).tolist()]
