@@ -131,6 +131,8 @@ class FlockingConfig(ObstacleConfig):
     # Observation.
     observed_boids: int = 7  #: slots for the nearest other boids (padding beyond the flock)
     observed_predators: int = 1  #: slots for the nearest predators (padding beyond them)
+    #: the slots' positions are offset / (observation_range + distance), m
+    observation_range: float = 5.0
     # Rewards.
     success_reward: float = 1.0  #: to every boid in the game on the step the flock succeeds
     progress_scale: float = 0.1  #: progress potential per m of distance to the goal (0: none)
@@ -183,6 +185,7 @@ RANGES: dict[str, Range] = field_ranges(
         "flock_radius": _LENGTH,
         "observed_boids": (int, 0, 1024, True),
         "observed_predators": (int, 0, 64, True),
+        "observation_range": _LENGTH,
         "success_reward": WEIGHT,
         "progress_scale": WEIGHT,
         "collision_penalty": WEIGHT,
@@ -397,6 +400,7 @@ class FlockingTask(TaskSpec, RewardTermInfos):
             success_fraction=cfg.success_fraction,
             observed_teammates=cfg.observed_boids,
             observed_opponents=cfg.observed_predators,
+            observation_range=cfg.observation_range,
             success_reward=cfg.success_reward,
             progress_scale=cfg.progress_scale,
             shaping_gamma=cfg.shaping_gamma,
