@@ -75,7 +75,7 @@ def test_a_caught_boid_leaves_the_game_with_the_penalty():
     _, reward, terminated, _, info = env.step(ZERO)
     assert not state.alive[0, 0]
     assert terminated and not info["is_success"]  # the learned boid is out
-    assert reward == info["reward_caught"] == -1.0
+    assert reward == info["reward_caught"] == -8.0
     assert info["catches"] == 1 and info["boids_caught"] == 1.0 and info["boids_left"] == 3
 
 
@@ -146,7 +146,7 @@ def test_success_is_the_largest_linked_group_inside_the_goal(in_goal, success):
     _, rewards, terminations, _, infos = _step_zero(env)
     info = infos["boid_0"]
     assert info["is_success"] == success == all(terminations.values())
-    assert rewards["boid_0"] == (1.0 if success else 0.0)
+    assert rewards["boid_0"] == (5.0 if success else 0.0)
     if success:
         assert info["arrival_step"] == 1 and info["arrival_time"] == pytest.approx(0.1)
         inside = sum(math.hypot(x - 12.0, y) <= 4.0 for x, y in in_goal)
@@ -432,7 +432,7 @@ def test_a_caught_boid_leaves_the_parallel_env():
     _still(env, [(-12.0, 0.0), (-12.0, 1.0), (-12.0, -1.0), (-12.0, 1.3)])  # predator last
     _, rewards, terminations, _, infos = _step_zero(env)
     assert terminations == {"boid_0": False, "boid_1": True, "boid_2": False}
-    assert rewards["boid_1"] == -1.0 and env.agents == ["boid_0", "boid_2"]
+    assert rewards["boid_1"] == -8.0 and env.agents == ["boid_0", "boid_2"]
     assert infos["boid_0"]["boids_left"] == 2 and infos["boid_0"]["catches"] == 1
 
 

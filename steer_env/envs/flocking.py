@@ -84,18 +84,18 @@ class FlockingEnv(SteerEnv):
 
     Named terms, each in ``info``:
 
-    * ``success``: ``success_reward`` (1) on the step the flock succeeds, to every boid
+    * ``success``: ``success_reward`` (5) on the step the flock succeeds, to every boid
       still in the game.
-    * ``progress``: potential-based, ``shaping_gamma * phi(s') - phi(s)`` with
-      ``phi = -progress_scale * d`` (0.1 per m), ``d`` the distance to the goal region's
-      centre, and ``phi = 0`` once the flock succeeds. A caught boid and a time-out keep
-      their ``phi``, so the terms of an episode sum (discounted by ``shaping_gamma``) to
-      ``phi(end) - phi(start)``: the distance covered towards the goal is paid for, and
-      success pays the rest of the way.
+    * ``progress``: ``shaping_gamma * phi(s') - phi(s)`` with ``phi = -progress_scale * d``
+      (0.1 per m), ``d`` the distance to the goal region's centre, and ``phi = 0`` once
+      the flock succeeds. A caught boid and a time-out keep their ``phi``, so the terms
+      of an episode sum (discounted by ``shaping_gamma``, 1) to ``phi(end) -
+      phi(start)``: each step pays the distance it covers towards the goal, and success
+      pays the rest of the way.
     * ``collision``: ``-collision_penalty`` (-0.05) on each step the boid's body touches
       another boid's (the closest approach during the step, so no boid passes through
       another).
-    * ``caught``: ``-caught_penalty`` (-1) on the step a predator catches it (its centre
+    * ``caught``: ``-caught_penalty`` (-8) on the step a predator catches it (its centre
       within ``catch_radius``, 0.5 m, of the predator's during the step).
 
     ## Starting State
@@ -173,9 +173,9 @@ class FlockingEnv(SteerEnv):
     | ``observed_boids`` | integer in [0, 1024] | 7 |
     | ``observed_predators`` | integer in [0, 64] | 1 |
     | ``observation_range`` | (0, 10^4] m | 5 |
-    | ``success_reward``, ``progress_scale`` | [0, 10^6] | 1, 0.1 |
-    | ``collision_penalty``, ``caught_penalty`` | [0, 10^6] | 0.05, 1 |
-    | ``shaping_gamma`` | (0, 1] | 0.99 |
+    | ``success_reward``, ``progress_scale`` | [0, 10^6] | 5, 0.1 |
+    | ``collision_penalty``, ``caught_penalty`` | [0, 10^6] | 0.05, 8 |
+    | ``shaping_gamma`` | (0, 1] | 1 |
     | ``obstacles`` | ``None`` or ``(x, y, radius)`` circles, m; gaps >= 2 vehicle_radius | None |
     | ``n_obstacles`` | integer in [0, 64]: circles placed at each reset from the seed | 0 |
     | ``obstacle_radius_min``, ``obstacle_radius_max`` | (0, 10^4] m, min <= max | 1, 2 |

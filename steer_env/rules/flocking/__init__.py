@@ -18,12 +18,11 @@ scripted predators hunt it (Flocking-v0, flocking_v0).
 * **Episode end**: success, every learned boid caught, too few boids left in the game to
   succeed, or ``time_limit`` steps (a time-out).
 * **Rewards** (named terms, each learned boid its own): ``success`` (``success_reward`` to
-  every boid in the game on the step the flock succeeds), ``progress`` (potential-based,
-  ``shaping_gamma * phi(s') - phi(s)`` with ``phi = -progress_scale * d`` for the distance
-  ``d`` to the goal's centre; ``phi = 0`` once the flock succeeds, a caught boid and a
-  time-out keeping theirs), ``collision``
-  (``-collision_penalty`` on a step it touches another boid) and ``caught``
-  (``-caught_penalty`` on the step it is caught).
+  every boid in the game on the step the flock succeeds), ``progress``
+  (``shaping_gamma * phi(s') - phi(s)`` with ``phi = -progress_scale * d`` for the
+  distance ``d`` to the goal's centre; ``phi = 0`` once the flock succeeds, a caught boid
+  and a time-out keeping theirs), ``collision`` (``-collision_penalty`` on a step it
+  touches another boid) and ``caught`` (``-caught_penalty`` on the step it is caught).
 * **Start**: the flock's centre at ``(-route_length / 2, 0)``, the goal's at
   ``(route_length / 2, 0)``. Each boid takes the first of :data:`START_CANDIDATES` points
   uniform in the start disc (radius ``start_radius``) whose body keeps ``start_gap``
