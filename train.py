@@ -98,6 +98,9 @@ class Args:
         "a value of the task's configuration, e.g. --set n_sheep=50 (repeatable); the model "
         "records it, and comparing or rendering the model uses it",
         flag="--set", metavar="KEY=VALUE", action="append", type=config_pair, shown=None))
+    curriculum: bool = field(default=True, metadata=doc(
+        "train through the task's curriculum, where it has one: stages of configuration "
+        "before its own (default)", off="train on the task's configuration throughout"))
     algo: str = field(default="ppo", metadata=doc("ppo or sac", type=sb3.algo_arg))
     timesteps: int | None = field(default=None, metadata=doc(
         "total training timesteps (default "
@@ -124,7 +127,8 @@ class Args:
     eval_freq: int | None = field(default=None, metadata=doc(
         "timesteps between periodic evaluations (default timesteps/10)", type=positive_int))
     periodic_eval_episodes: int = field(default=50, metadata=doc(
-        "episodes per periodic evaluation", type=positive_int))
+        "episodes per periodic evaluation (a team's: every learned agent plays each)",
+        type=positive_int))
     checkpoint_freq: int | None = field(default=None, metadata=doc(
         "timesteps between checkpoints (default timesteps/10)", type=positive_int))
     resume: bool = field(default=False, metadata=doc(
@@ -223,7 +227,16 @@ def train(opts: dict[str, Any], paths: RunPaths, previous: dict[str, Any], resum
     env_kwargs = {"shaping_gamma": float(hp.get("gamma", 0.99)), **config}
     make_env, opponent, meta_extra = sb3.env_factory(opts, env_kwargs)
     n_eval = int(opts["periodic_eval_episodes"])
-    train_env = VecMonitor(make_env(n_envs, session))
+
+    # ---- A curriculum (the task's training entry) trains on its stages' configurations
+    # first; the periodic evaluation and the comparison play the task's own.
+    stages = sb3.stages_from(opts, start_timesteps)
+
+    def training_env(overrides: dict[str, Any], env_seed: int) -> Any:
+        make = sb3.env_factory(opts, {**env_kwargs, **overrides})[0] if overrides else make_env
+        return VecMonitor(make(n_envs, env_seed))
+
+    train_env = training_env(stages[0][1] if stages else {}, session)
     eval_env = VecMonitor(make_env(sb3.eval_envs(env_id, n_eval, config), EVAL_SEED + seed))
     assert train_env.num_envs == slots
 
@@ -242,17 +255,29 @@ def train(opts: dict[str, Any], paths: RunPaths, previous: dict[str, Any], resum
     # ---- Learn until the budget, Ctrl-C or a second Ctrl-C.
     guard = InterruptGuard()
     ckpt, callbacks = sb3.make_callbacks(paths, int(opts["checkpoint_freq"]), meta, guard,
-                                         eval_env, int(opts["eval_freq"]), n_eval,
+                                         eval_env, int(opts["eval_freq"]),
                                          EVAL_SEED + seed, slots)  # fmt: skip
     interrupted = False
     t0 = time.perf_counter()
     if total > start_timesteps:
         sb3.print_training(opts, hp, slots, start_timesteps, device, paths.root)
+        if opts.get("curriculum"):
+            print(sb3.describe_curriculum(opts["curriculum"]), flush=True)
         try:
             with guard:
-                model.learn(total - start_timesteps, callback=callbacks, progress_bar=progress,
-                            reset_num_timesteps=start_timesteps == 0,
-                            tb_log_name=algo.upper())  # fmt: skip
+                for i, (until, overrides) in enumerate(stages):
+                    done = int(model.num_timesteps)
+                    if until <= done:  # the last rollout of a stage went past this one
+                        continue
+                    if i:  # a new stage: fresh envs of its configuration, seeded as a session
+                        train_env.close()
+                        train_env = training_env(overrides, session_seed(seed, done))
+                        model.set_env(train_env)
+                    model.learn(until - done, callback=callbacks, progress_bar=progress,
+                                reset_num_timesteps=start_timesteps == 0 and i == 0,
+                                tb_log_name=algo.upper())  # fmt: skip
+                    if guard.requested:
+                        break
             interrupted = guard.requested
         except KeyboardInterrupt:
             interrupted = True

@@ -49,6 +49,8 @@ def test_framework_rllib_without_ray_says_how_to_install(tmp_path):
         ["--framework", "rllib", "--env", "team_pursuit", "--opponent-strategy", "flow"],
         ["--framework", "rllib", "--env", "team_pursuit", "--opponent-pool", "pool.json"],
         ["--framework", "rllib", "--init-model", "model.zip"],
+        # Curricula are the SB3 trainer's.
+        ["--framework", "rllib", "--no-curriculum"],
     ],
 )
 def test_bad_rllib_options_are_one_line_errors(args, tmp_path):

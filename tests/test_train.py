@@ -386,3 +386,51 @@ def test_resume_at_a_large_timestep_count_and_stale_temporaries_removed(tmp_path
     cfg = json.loads((run / "config.json").read_text())
     assert [s["start_timesteps"] for s in cfg["sessions"]] == [0, 466_944]
     assert model_timesteps(run / "model.zip") == 467_968
+
+
+def test_a_curriculum_trains_its_stage_then_the_tasks_configuration(tmp_path, monkeypatch, capsys):
+    """Flocking's first half trains with a caught boid paying 2; the second half, the
+    periodic evaluation and the comparison play the task's 8 (the envs train.py builds are
+    recorded around the real factory)."""
+    import train
+    from agents.training import sb3
+    from agents.training.run import EVAL_SEED
+
+    built = []  # (number of envs, seed, caught_penalty) of every env built
+    real = sb3.env_factory
+
+    def recording(opts, env_kwargs):
+        make, *rest = real(opts, env_kwargs)
+
+        def make_env(n, seed):
+            built.append((n, seed, env_kwargs.get("caught_penalty", 8.0)))
+            return make(n, seed)
+
+        return (make_env, *rest)
+
+    monkeypatch.setattr(sb3, "env_factory", recording)
+    argv = ["--env", "flocking", "--set", "n_boids=4", "--set", "n_learned=-1"]
+    argv += ["--timesteps", "2048", "--n-envs", "2", "--episodes", "4", "--eval-freq", "1024"]
+    argv += ["--periodic-eval-episodes", "2", "--no-gif", "--no-progress"]
+    assert train.main([*argv, "--out", str(tmp_path), "--name", "c"]) == 0
+    out = capsys.readouterr().out
+    assert "curriculum: caught_penalty=2.0 until 1,024 timesteps, then the task's " in out
+    training = [penalty for n, seed, penalty in built if n == 2 and seed != EVAL_SEED]
+    assert training == [2.0, 8.0]  # one rollout of 2 envs x 4 boids x 128 steps each
+    others = {penalty for n, seed, penalty in built if n != 2 or seed == EVAL_SEED}
+    assert others == {8.0}  # the periodic evaluation's and the engine warm-up's
+    run = tmp_path / "c"
+    cfg = json.loads((run / "config.json").read_text())
+    assert cfg["options"]["curriculum"] == [{"until": 1024, "config": {"caught_penalty": 2.0}}]
+    assert model_timesteps(run / "model.zip") == 2048
+    assert [p.name for p in (run / "tb").iterdir()] == ["PPO_1"]  # one run across stages
+    with np.load(run / "eval" / "evaluations.npz") as evals:
+        assert list(evals["timesteps"]) == [1024, 2048]
+
+    # A resumed run keeps its curriculum; --no-curriculum trains the task's throughout.
+    r = _train("--resume", "--name", "c", "--out", str(tmp_path), "--no-curriculum")
+    assert r.returncode == 2 and "keeps the curriculum it started with" in r.stderr
+    built.clear()
+    assert train.main([*argv, "--no-curriculum", "--out", str(tmp_path), "--name", "n"]) == 0
+    assert [penalty for n, seed, penalty in built if n == 2 and seed != EVAL_SEED] == [8.0]
+    assert json.loads((tmp_path / "n" / "config.json").read_text())["options"]["curriculum"] == []

@@ -144,6 +144,9 @@ def resolve_options(
         if key in given:
             flag = "--set" if key == "config" else run_options.flag(key)
             raise UsageError(f"{flag} is not available with --framework rllib")
+    if "curriculum" in given:
+        flag = "--curriculum" if given["curriculum"] else "--no-curriculum"
+        raise UsageError(f"{flag} is not available with --framework rllib")
     if args.algo != "ppo":
         raise UsageError("--framework rllib trains PPO only (drop --algo)")
     if "n_envs" in given:

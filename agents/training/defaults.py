@@ -40,6 +40,9 @@ class TrainingDefaults:
     hyperparameters: Mapping[str, Any]
     """The algorithm's settings (SB3 adapts PPO's batch and SAC's buffer to the run:
     :func:`agents.training.sb3.hyperparameters`)."""
+    curriculum: tuple[Mapping[str, Any], ...] = ()
+    """Configuration stages before the task's own, as fractions of the budget
+    (:func:`steer_env.tasks.training.defaults`; :func:`agents.training.sb3.curriculum`)."""
 
 
 class DefaultsTable(Mapping):

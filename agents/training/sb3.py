@@ -12,7 +12,7 @@ import json
 import re
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -74,6 +74,43 @@ def hyperparameters(algo: str, env_id: str, n_envs: int, timesteps: int) -> dict
         hp["buffer_size"] = int(min(hp["buffer_size"], max(timesteps, 10_000)))
         hp["learning_starts"] = int(min(hp["learning_starts"], max(timesteps // 10, 100)))
     return hp
+
+
+def curriculum(
+    stages: tuple[Mapping[str, Any], ...], timesteps: int, config: Mapping[str, Any] | None
+) -> list[dict[str, Any]]:
+    """A new run's curriculum (the task's ``training`` entry's, :func:`steer_env.tasks.
+    training.defaults`) in timesteps of its budget ``timesteps``: ``[{"until": timesteps,
+    "config": {...}}, ...]``. A key the run sets itself (``--set``, ``config``) is the run's
+    from the start: it leaves every stage, and a stage left empty is dropped."""
+    given = set(config or {})
+    resolved = []
+    for stage in stages:
+        overrides = {k: v for k, v in stage["config"].items() if k not in given}
+        until = int(stage["until"] * timesteps)
+        if overrides and until > 0:
+            resolved.append({"until": until, "config": overrides})
+    return resolved
+
+
+def stages_from(opts: dict[str, Any], start_timesteps: int) -> list[tuple[int, dict[str, Any]]]:
+    """The stages still to train from ``start_timesteps``: ``(until, config overrides)``
+    pairs, the curriculum's then the task's own configuration (no overrides) up to the
+    run's budget."""
+    total = int(opts["timesteps"])
+    stages = [(int(s["until"]), dict(s["config"])) for s in opts.get("curriculum") or []]
+    stages = [(until, over) for until, over in stages if until < total] + [(total, {})]
+    return [(until, over) for until, over in stages if until > start_timesteps]
+
+
+def describe_curriculum(stages: list[dict[str, Any]]) -> str:
+    """One line for a run's curriculum: ``caught_penalty=2.0 until 12,000,000 timesteps,
+    then the task's configuration``."""
+    parts = [
+        " ".join(f"{k}={v}" for k, v in s["config"].items()) + f" until {s['until']:,} timesteps"
+        for s in stages
+    ]
+    return "curriculum: " + ", then ".join(parts) + ", then the task's configuration"
 
 
 def seed_everything(seed: int, threads: int = 1) -> None:
@@ -213,13 +250,14 @@ def make_callbacks(
     guard: InterruptGuard,
     eval_env: Any,
     eval_freq: int,
-    eval_episodes: int,
     eval_seed: int,
     n_envs: int,
 ) -> tuple[Any, Any]:
     """``(checkpointer, CallbackList)``: periodic atomic checkpoints + stop on interrupt, and
     an :class:`~stable_baselines3.common.callbacks.EvalCallback` on a separate seeded
-    eval env (success rate from ``infos["is_success"]``), its history kept across resumes."""
+    eval env (success rate from ``infos["is_success"]``), its history kept across resumes.
+    Every SB3 slot of ``eval_env`` plays one episode per evaluation: a single-agent run's
+    slots are its episodes, a team's the agents of its episodes."""
     from stable_baselines3.common.callbacks import BaseCallback, CallbackList, EvalCallback
 
     class Checkpointer(BaseCallback):
@@ -273,7 +311,7 @@ def make_callbacks(
     ckpt = Checkpointer()
     evaluator = SeededEval(
         eval_env,
-        n_eval_episodes=eval_episodes,
+        n_eval_episodes=eval_env.num_envs,
         eval_freq=max(1, eval_freq // n_envs),
         log_path=str(paths.eval),
         best_model_save_path=None,
@@ -298,6 +336,7 @@ FIXED = (
     "opponent_pool",
     "init_model",
     "config",
+    "curriculum",
 )
 #: Options of ``--framework rllib`` only.
 RLLIB_ONLY = ("address", "num_env_runners", "envs_per_runner", "num_learners")
@@ -326,6 +365,11 @@ def resolve_options(
     if args.device == "cuda":
         resolve_device("cuda", args.algo)
     previous: dict[str, Any] = {}
+    if args.resume and "curriculum" in given:
+        raise UsageError(
+            "a resumed run keeps the curriculum it started with: drop "
+            f"--{'' if given['curriculum'] else 'no-'}curriculum"
+        )
     if args.resume:
         opts, paths, previous, stale = options.resumed_run(args, FIXED, RESUMABLE, given=given)
     else:
@@ -349,6 +393,9 @@ def resolve_options(
             **options.new_run_options(args, timesteps),
             **setup.options(args),
         }
+        opts["curriculum"] = curriculum(
+            defaults.curriculum if args.curriculum else (), timesteps, config
+        )
         opts["init_model"] = check_init_model(args.init_model, opts)
         stale = prepare_run_dir(paths, resume=False, overwrite=args.overwrite)
     options.note_stale(prog, paths, stale)
@@ -456,9 +503,9 @@ class SharedPolicySetup:
         return int(opts["n_envs"]) * team_slots(opts, opts["env"])
 
     def eval_envs(self, episodes: int) -> int:
-        """At most 10 team envs: each holds several SB3 slots, and SB3's evaluation spreads
-        its episodes over the slots."""
-        return min(10, episodes)
+        """One team env per periodic-evaluation episode; each of its SB3 slots plays that
+        episode once (:func:`make_callbacks`)."""
+        return episodes
 
     def env_factory(
         self, opts: dict[str, Any], env_kwargs: dict[str, Any]
@@ -513,8 +560,8 @@ class SharedAgentsSetup(SingleAgentSetup):
         return int(opts["n_envs"]) * learned_agents(opts["env"], opts.get("config"))
 
     def eval_envs(self, episodes: int) -> int:
-        """At most 10 envs, as :class:`SharedPolicySetup`'s: each holds several slots."""
-        return min(10, episodes)
+        """One env per periodic-evaluation episode, as :class:`SharedPolicySetup`'s."""
+        return episodes
 
     def env_factory(
         self, opts: dict[str, Any], env_kwargs: dict[str, Any]

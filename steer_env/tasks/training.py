@@ -68,12 +68,50 @@ RLLIB_PPO: Mapping[str, Any] = {
 TRAINERS = ("ppo", "sac", "rllib-ppo")
 
 
-def defaults(timesteps: int, n_envs: int, hyperparameters: Mapping[str, Any]) -> Mapping[str, Any]:
+def defaults(
+    timesteps: int,
+    n_envs: int,
+    hyperparameters: Mapping[str, Any],
+    curriculum: tuple[Mapping[str, Any], ...] = (),
+) -> Mapping[str, Any]:
     """One trainer's entry of a task's ``training`` table: the budget of a new run, the envs
     stepped together (SB3's ``--n-envs``, RLlib's ``--envs-per-runner``) and the
     algorithm's hyperparameters. Plain dicts: an env holds its task, and envs are pickled
-    (vector env workers, deepcopy)."""
-    return {"timesteps": int(timesteps), "n_envs": int(n_envs), "hyperparameters": hyperparameters}
+    (vector env workers, deepcopy).
+
+    ``curriculum``: stages of configuration the training envs play before the task's own
+    configuration, each ``{"until": fraction, "config": {key: value}}`` with ``fraction`` of
+    the run's budget in (0, 1), increasing from stage to stage (:func:`check_curriculum`).
+    The periodic evaluation and the final comparison always play the task's configuration.
+    The stable-baselines3 trainers (``train.py``) read it."""
+    return {
+        "timesteps": int(timesteps),
+        "n_envs": int(n_envs),
+        "hyperparameters": hyperparameters,
+        "curriculum": check_curriculum(curriculum),
+    }
+
+
+def check_curriculum(stages: Any) -> tuple[Mapping[str, Any], ...]:
+    """``stages`` of a curriculum (:func:`defaults`) as a tuple; ``ValueError`` naming the
+    stage when one is not ``{"until": fraction, "config": {...}}`` with fractions in (0, 1)
+    increasing from stage to stage."""
+    checked, last = [], 0.0
+    for i, stage in enumerate(stages):
+        if not isinstance(stage, Mapping) or set(stage) != {"until", "config"}:
+            raise ValueError(f"curriculum stage {i}: expected {{'until': fraction, 'config': "
+                             f"{{...}}}}, got {stage!r}")  # fmt: skip
+        until = stage["until"]
+        if not isinstance(until, (int, float)) or not last < until < 1.0:
+            raise ValueError(
+                f"curriculum stage {i}: until must be a fraction of the budget in "
+                f"({last:g}, 1), got {until!r}"
+            )
+        if not isinstance(stage["config"], Mapping) or not stage["config"]:
+            raise ValueError(f"curriculum stage {i}: config must be a non-empty mapping")
+        checked.append({"until": float(until), "config": dict(stage["config"])})
+        last = float(until)
+    return tuple(checked)
 
 
 def table(**trainers: Mapping[str, Any]) -> Mapping[str, Mapping[str, Any]]:
