@@ -1,18 +1,23 @@
 """The grids of :mod:`steer_env.engine.grid` give what a pass over every vehicle gives, to
-the bit and in the same order: each agent's nearest vehicles, against references written
-here in numpy, for flocks of 1 to 256 (below and above ``GRID_MIN``), with ties (vehicles
-on a lattice, some on one point), vehicles out of the game and query points outside the
-grid."""
+the bit and in the same order: each agent's nearest vehicles, and the flocking rules'
+collisions and groups, against references written here in numpy, for flocks of 1 to 256
+(below and above ``GRID_MIN``), with ties (vehicles on a lattice, some on one point),
+vehicles out of the game and query points outside the grid."""
 
 from __future__ import annotations
 
+from collections import deque
+
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from steer_env.engine import grid as grids
 from steer_env.engine.egocentric import OTHER_PRESENT, OTHER_WIDTH, SELF_WIDTH
 from steer_env.envs import flocking_v0
+from steer_env.rules.flocking import BOID
+from steer_env.rules.flocking import compiled as flocking
 
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 LAYOUTS = ("lattice", "dense", "spread", "two_clusters")
@@ -36,6 +41,12 @@ def _distance(dx, dy):
     """The engine's distance (:func:`steer_env.core.vecmath.length` on finite, moderate
     offsets)."""
     return np.sqrt(dx * dx + dy * dy)
+
+
+def _flock(n_boids, n_predators):
+    """The vehicle records and the world record of a flocking batch."""
+    batch = flocking_v0.vector_env(1, n_boids=n_boids, n_predators=n_predators).batch
+    return batch.vehicles, batch.world.record()
 
 
 # --------------------------------------------------------------------------- nearest
@@ -149,3 +160,180 @@ def test_the_observed_slots_are_the_nearest_in_the_game_ties_to_the_lower_index(
             np.testing.assert_allclose(rows[: len(nearest), 2], np.clip(moving, -1, 1), atol=1e-6)
             assert not rows[len(nearest) :].any()
             base += OTHER_WIDTH * slots
+
+
+# --------------------------------------------------------------------------- flocking rules
+def _swept(before, after, p, q):
+    """The closest approach of vehicles ``p`` and ``q`` moving linearly from ``before`` to
+    ``after`` (``(n, 2)`` each), written as the engine's swept test is."""
+    r0x = before[q, 0] - before[p, 0]
+    r0y = before[q, 1] - before[p, 1]
+    dx = (after[q, 0] - after[p, 0]) - r0x
+    dy = (after[q, 1] - after[p, 1]) - r0y
+    dd = dx * dx + dy * dy
+    t = -(r0x * dx + r0y * dy) / dd if dd > 1e-18 else 0.0
+    t = min(max(t, 0.0), 1.0)
+    return float(_distance(r0x + dx * t, r0y + dy * t))
+
+
+@SETTINGS
+@given(
+    n_boids=st.integers(1, 256),
+    n_predators=st.integers(0, 2),
+    layout=st.sampled_from(LAYOUTS),
+    move=st.sampled_from([0.0, 0.05, 0.3, 2.0]),
+    radius=st.sampled_from([0.0, 0.1, 0.2, 0.6]),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_contacts_are_those_of_every_pair(n_boids, n_predators, layout, move, radius, seed):
+    rng = np.random.default_rng(seed)
+    vehicles, _ = _flock(n_boids, n_predators)
+    vehicles = vehicles.copy()
+    vehicles["radius"] = radius * rng.uniform(0.5, 1.0, len(vehicles))
+    n = len(vehicles)
+    after = _positions(rng, n, layout)
+    before = after + rng.uniform(-move, move, (n, 2))
+    alive = rng.random(n) < rng.uniform(0.5, 1.0)
+    touched = np.full(n, 7.0)
+    grid = grids.grid_work(n, 2)
+    count, closest = flocking.contacts(
+        np.ascontiguousarray(before[:, :, None]),
+        0,
+        after[None].copy(),
+        alive[None].copy(),
+        vehicles,
+        0,
+        touched,
+        grid,
+    )
+    boids = np.flatnonzero(alive & (vehicles["team"] == BOID))
+    want = np.zeros(n)
+    least = np.inf
+    for s, p in enumerate(boids):
+        for q in boids[s + 1 :]:
+            d = _swept(before, after, p, q)
+            least = min(least, d)
+            if d <= vehicles["radius"][p] + vehicles["radius"][q]:
+                want[p] = want[q] = 1.0
+    assert touched.tolist() == want.tolist()
+    assert count == int(want.sum())
+    assert closest == least
+
+
+@pytest.mark.parametrize("spacing", [1.0, 5.0])
+def test_a_sparse_flock_finds_its_least_separation_beyond_the_grid_cells(spacing):
+    """48 boids on a lattice of ``spacing`` m, standing still: no pair touches, and the
+    least separation (farther than any pair of neighbouring cells reaches) is the
+    spacing, as every pair measures it."""
+    vehicles, _ = _flock(48, 1)
+    n = len(vehicles)
+    x, y = np.meshgrid(np.arange(8.0), np.arange(6.0))
+    pos = np.zeros((n, 2))
+    pos[:48] = np.stack([x.ravel(), y.ravel()], axis=1) * spacing - (16.0, 12.0)
+    pos[48] = (18.0, 18.0)
+    touched = np.zeros(n)
+    count, closest = flocking.contacts(
+        np.ascontiguousarray(pos[:, :, None]),
+        0,
+        pos[None].copy(),
+        np.ones((1, n), dtype=bool),
+        vehicles,
+        0,
+        touched,
+        grids.grid_work(n, 2),
+    )
+    assert count == 0 and not touched.any()
+    assert closest == spacing
+
+
+def _components(pos, members, link):
+    """The connected components of ``members`` (centres at most ``link`` apart linked),
+    by a breadth-first search over the matrix of distances."""
+    p = pos[members]
+    d = _distance(p[:, None, 0] - p[None, :, 0], p[:, None, 1] - p[None, :, 1])
+    seen = np.zeros(len(members), dtype=bool)
+    sizes = []
+    for s in range(len(members)):
+        if seen[s]:
+            continue
+        seen[s] = True
+        todo, size = deque([s]), 0
+        while todo:
+            u = todo.popleft()
+            size += 1
+            for v in np.flatnonzero((d[u] <= link) & ~seen):
+                seen[v] = True
+                todo.append(v)
+        sizes.append(size)
+    return sizes
+
+
+@SETTINGS
+@given(
+    n_boids=st.integers(1, 256),
+    n_predators=st.integers(0, 2),
+    layout=st.sampled_from(LAYOUTS),
+    link=st.sampled_from([0.25, 0.5, 0.7, 2.5, 6.0]),
+    in_goal=st.booleans(),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_groups_are_the_connected_components_of_the_links(
+    n_boids, n_predators, layout, link, in_goal, seed
+):
+    """Lattice links of 0.25, 0.5 and 2.5 m put pairs exactly at the link distance."""
+    rng = np.random.default_rng(seed)
+    vehicles, world = _flock(n_boids, n_predators)
+    world = world.copy()
+    world["link_distance"] = link
+    world["route_length"] = 0.0  # the goal region around the origin, where the flocks are
+    n = len(vehicles)
+    pos = _positions(rng, n, layout)[None].copy()
+    alive = (rng.random(n) < rng.uniform(0.5, 1.0))[None].copy()
+    parent = np.zeros(n, dtype=np.int64)
+    size = np.zeros(n)
+    got = flocking.groups(
+        pos, alive, vehicles, world[0], 0, in_goal, parent, size, grids.grid_work(n, 2)
+    )
+    members = alive[0] & (vehicles["team"] == BOID)
+    if in_goal:
+        members &= _distance(pos[0, :, 0], pos[0, :, 1]) <= world["goal_radius"][0]
+    sizes = _components(pos[0], np.flatnonzero(members), link)
+    assert got == (int(members.sum()), max(sizes, default=0), sizes.count(1))
+
+
+@pytest.mark.parametrize("n_boids", [8, 200])
+def test_the_hunters_catch_each_boid_they_reach(n_boids):
+    """Every boid that a predator in the game comes within the catch radius of (swept)
+    leaves the game, whatever the flock's size."""
+    rng = np.random.default_rng(1)
+    venv = flocking_v0.vector_env(1, n_boids=n_boids, n_predators=3)
+    venv.reset(seed=0)
+    batch = venv.batch
+    n = batch.n_vehicles
+    before = rng.uniform(-1.5, 1.5, (n, 2))
+    after = before + rng.uniform(-0.3, 0.3, (n, 2))
+    state = batch.state
+    state.position[0] = after
+    state.alive[0] = True
+    state.alive[0, -1] = False  # a predator out of the game catches nobody
+    hunters = np.zeros(n, dtype=np.int64)
+    caught = flocking.catch(
+        np.ascontiguousarray(before[:, :, None]),
+        0,
+        state,
+        batch.vehicles,
+        batch.world.record()[0],
+        0,
+        5,
+        hunters,
+    )
+    team = batch.vehicles["team"]
+    predators = np.flatnonzero(team != BOID)[:-1]
+    reached = [
+        i
+        for i in np.flatnonzero(team == BOID)
+        if any(_swept(before, after, i, p) <= batch.world.catch_radius for p in predators)
+    ]
+    assert caught == len(reached) > 0
+    assert np.flatnonzero(~state.alive[0, team == BOID]).tolist() == reached
+    assert (state.capture_step[0, reached] == 5).all()

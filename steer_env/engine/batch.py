@@ -357,7 +357,8 @@ class Batch:
                 constants = step.table_constants(
                     self._behaviors, self._strategy_info, self.n_vehicles
                 )
-                entry = specialise(entry, step, constants)
+                # (The rules' compiled module reads GRIDDED too, imported from the stages.)
+                entry = specialise(entry, (step, self.rules.load_compiled()), constants)
             self._compiled[name] = entry
         return entry
 

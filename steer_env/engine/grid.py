@@ -41,6 +41,9 @@ LINEAR_MAX = 16
 #: Vehicles per cell :func:`nearest_in_grid`'s grids aim at (square cells over the key's
 #: bounding box).
 NEAREST_PER_CELL = 2.0
+#: A pair search (:func:`forward_cells`) looks this many cells away at most: its cells must
+#: be at least ``distance / PAIR_REACH`` m.
+PAIR_REACH = 2
 
 # Columns of Grid.geometry and Grid.shape.
 X0, Y0, SIZE, INV = 0, 1, 2, 3
@@ -58,6 +61,7 @@ class Grid(NamedTuple):
     items: np.ndarray  #: (n,) int64: the vehicles with a key, cell by cell, ascending in a cell
     key: np.ndarray  #: (n,) int64: the caller's key of each vehicle (-1: not in a grid)
     cell: np.ndarray  #: (n,) int64: each vehicle's cell (-1: not in a grid)
+    near: np.ndarray  #: (cells,) int64: the cells :func:`forward_cells` lists
 
 
 def max_cells(n: int, keys: int) -> int:
@@ -77,6 +81,7 @@ def grid_work(n: int, keys: int) -> Grid:
         np.zeros(n, dtype=np.int64),
         np.full(n, -1, dtype=np.int64),
         np.full(n, -1, dtype=np.int64),
+        np.zeros((2 * PAIR_REACH + 1) * (PAIR_REACH + 1), dtype=np.int64),
     )
 
 
@@ -274,3 +279,30 @@ def nearest_in_grid(pos, e, grid, t, skip, px, py, slots, dist, order, count):
         if count == slots and dist[slots - 1] < bound - slack:
             return count
         r += 1
+
+
+@engine_inline_kernel
+def forward_cells(grid, t, c, distance):
+    """The cells of key ``t``'s grid after cell ``c`` (above it, or to its right on its
+    row) that may hold a vehicle within ``distance`` of one in ``c``, into ``grid.near``;
+    returns how many. Each pair of cells within reach is listed once, from its first
+    (lower row, then left) cell. The cells must be at least ``distance / PAIR_REACH``
+    (:func:`build`'s ``min_size``)."""
+    geo, shape = grid.geometry, grid.shape
+    nx, ny, first = shape[t, NX], shape[t, NY], shape[t, FIRST]
+    size = geo[t, SIZE]
+    reach = distance + margin(geo, shape, t, 0.0, 0.0)
+    ix = (c - first) % nx
+    iy = (c - first) // nx
+    count = 0
+    for dy in range(PAIR_REACH + 1):
+        for dx in range(-PAIR_REACH, PAIR_REACH + 1):
+            if (dy == 0 and dx <= 0) or ix + dx < 0 or ix + dx >= nx or iy + dy >= ny:
+                continue
+            # Two vehicles of cells dx, dy apart are more than (|dx| - 1, |dy| - 1) cells
+            # apart along the axes.
+            gap = length(max(abs(dx) - 1, 0) * size, max(dy - 1, 0) * size)
+            if gap <= reach:
+                grid.near[count] = c + dx + nx * dy
+                count += 1
+    return count
