@@ -75,7 +75,7 @@ def test_a_caught_boid_leaves_the_game_with_the_penalty():
     _, reward, terminated, _, info = env.step(ZERO)
     assert not state.alive[0, 0]
     assert terminated and not info["is_success"]  # the learned boid is out
-    assert reward == info["reward_caught"] == -1.0
+    assert reward == info["reward_caught"] == -8.0
     assert info["catches"] == 1 and info["boids_caught"] == 1.0 and info["boids_left"] == 3
 
 
@@ -146,7 +146,7 @@ def test_success_is_the_largest_linked_group_inside_the_goal(in_goal, success):
     _, rewards, terminations, _, infos = _step_zero(env)
     info = infos["boid_0"]
     assert info["is_success"] == success == all(terminations.values())
-    assert rewards["boid_0"] == (1.0 if success else 0.0)
+    assert rewards["boid_0"] == (5.0 if success else 0.0)
     if success:
         assert info["arrival_step"] == 1 and info["arrival_time"] == pytest.approx(0.1)
         inside = sum(math.hypot(x - 12.0, y) <= 4.0 for x, y in in_goal)
@@ -167,19 +167,28 @@ def test_the_episode_ends_when_too_few_boids_are_left_to_succeed():
     assert infos["boid_0"]["boids_left"] == 2
 
 
-def test_progress_shaping_sums_to_minus_the_first_potential():
-    """Discounted by shaping_gamma, an episode's progress terms sum to -phi(s_0)
-    (phi = -progress_scale * distance to the goal's centre; 0 in terminal states)."""
+@pytest.mark.parametrize("seed", [3, 4, 5])
+def test_progress_shaping_sums_to_the_potential_difference(seed):
+    """Discounted by shaping_gamma, an episode's progress terms sum to phi(end) -
+    phi(start) (phi = -progress_scale * distance to the goal's centre; 0 once the flock
+    succeeds, kept by a caught boid and at a time-out)."""
     env = gym.make(ID, progress_scale=0.5, shaping_gamma=0.9, time_limit=60)
-    env.reset(seed=3)
-    start = -0.5 * np.linalg.norm(env.unwrapped.batch.state.position[0, 0] - (12.0, 0.0))
-    rng = np.random.default_rng(1)
+    env.reset(seed=seed)
+    batch = env.unwrapped.batch
+
+    def phi():
+        return -0.5 * np.linalg.norm(batch.state.position[0, 0] - (12.0, 0.0))
+
+    start = phi()
+    rng = np.random.default_rng(seed)
     total, t, terminated = 0.0, 0, False
     while not terminated:
         _, _, terminated, _, info = env.step(rng.uniform(-1, 1, 2).astype(np.float32))
         total += 0.9**t * info["reward_progress"]
         t += 1
-    assert total == pytest.approx(-start, abs=1e-9)
+    end = 0.0 if info["is_success"] else phi()
+    assert total == pytest.approx(0.9**t * end - start, abs=1e-9)
+    assert total != pytest.approx(-start, abs=1e-3)  # not the zero-terminal sum
 
 
 def _clearances(batch):
@@ -189,6 +198,28 @@ def _clearances(batch):
     placed = obstacles[obstacles[:, 2] > 0]
     d = np.linalg.norm(state.position[0][:, None] - placed[None, :, :2], axis=2)
     return d - placed[None, :, 2] - batch.vehicles["radius"][:, None]
+
+
+@pytest.mark.parametrize("near", [1.0, 5.0, 20.0])
+def test_slot_positions_are_in_the_near_field(near):
+    """Each boid and predator slot holds offset / (observation_range + distance) in the
+    observer's frame, nearest first."""
+    env = flocking_v0.parallel_env(n_boids=6, observation_range=near, observed_boids=5)
+    obs, _ = env.reset(seed=7)
+    for _ in range(15):
+        obs, *_ = env.step({a: np.array([1.0, 0.3], np.float32) for a in env.agents})
+    state = env.batch.state
+    pos, head = state.position[0], state.heading[0]
+    for a in range(6):
+        hx, hy = head[a]
+        offsets = np.delete(pos[:6], a, axis=0) - pos[a]
+        offsets = offsets[np.argsort(np.linalg.norm(offsets, axis=1), kind="stable")]
+        offsets = np.vstack([offsets, pos[6:7] - pos[a]])  # then the predator
+        local = np.stack([offsets @ (hx, hy), offsets @ (-hy, hx)], axis=1)  # forward, side
+        expected = local / (near + np.linalg.norm(local, axis=1, keepdims=True))
+        row = obs[f"boid_{a}"]
+        got = np.stack([row[11 + 5 * q : 13 + 5 * q] for q in range(6)])
+        np.testing.assert_allclose(got, expected, atol=2e-6)
 
 
 def test_invariants_over_episodes():
@@ -401,7 +432,7 @@ def test_a_caught_boid_leaves_the_parallel_env():
     _still(env, [(-12.0, 0.0), (-12.0, 1.0), (-12.0, -1.0), (-12.0, 1.3)])  # predator last
     _, rewards, terminations, _, infos = _step_zero(env)
     assert terminations == {"boid_0": False, "boid_1": True, "boid_2": False}
-    assert rewards["boid_1"] == -1.0 and env.agents == ["boid_0", "boid_2"]
+    assert rewards["boid_1"] == -8.0 and env.agents == ["boid_0", "boid_2"]
     assert infos["boid_0"]["boids_left"] == 2 and infos["boid_0"]["catches"] == 1
 
 

@@ -47,7 +47,10 @@ class FlockingEnv(SteerEnv):
     ``K`` slots for the nearest other boids (``observed_boids``, 7), ``P`` for the nearest
     predators (``observed_predators``, 1), nearest first (padding beyond the flock or the
     predators, so a policy plays any flock size), and ``L`` obstacle slots
-    (``observed_obstacles``; 53 values by default):
+    (``observed_obstacles``; 53 values by default). A slot's position is in the near
+    field, offset / (``observation_range`` + distance) with ``observation_range`` 5 m:
+    its direction, and a length ``d / (5 + d)`` that resolves the few metres where
+    catches and collisions happen.
 
     | Index | Observation | Min | Max |
     |-------|-------------|-----|-----|
@@ -57,10 +60,10 @@ class FlockingEnv(SteerEnv):
     | 6, 7 | ... south wall | -1 | 1 |
     | 8, 9 | ... north wall | -1 | 1 |
     | 10 | elapsed time: 2 * step / time_limit - 1 | -1 | 1 |
-    | 11 + 5k + 0, 1 | boid k position relative to the agent / arena diagonal | -1 | 1 |
+    | 11 + 5k + 0, 1 | boid k offset from the agent / (observation_range + distance) | -1 | 1 |
     | 11 + 5k + 2, 3 | boid k velocity relative to the agent / (sum of max speeds) | -1 | 1 |
     | 11 + 5k + 4 | 1 if slot k holds a boid, 0 if it is padding | 0 | 1 |
-    | 11 + 5K + 5k + 0, 1 | predator k position relative to the agent / arena diagonal | -1 | 1 |
+    | 11 + 5K + 5k + 0, 1 | predator k offset from the agent / (observation_range + distance) | -1 | 1 |
     | 11 + 5K + 5k + 2, 3 | predator k velocity relative to the agent / (sum of max speeds) | -1 | 1 |
     | 11 + 5K + 5k + 4 | 1 if slot k holds a predator, 0 if it is padding | 0 | 1 |
     | 11 + 5K + 5P, 12 + 5K + 5P | offset to the goal region's centre / arena diagonal | -1 | 1 |
@@ -81,16 +84,18 @@ class FlockingEnv(SteerEnv):
 
     Named terms, each in ``info``:
 
-    * ``success``: ``success_reward`` (1) on the step the flock succeeds, to every boid
+    * ``success``: ``success_reward`` (5) on the step the flock succeeds, to every boid
       still in the game.
-    * ``progress``: potential-based shaping, ``shaping_gamma * phi(s') - phi(s)`` with
-      ``phi = -progress_scale * d`` (0.1 per m), ``d`` the distance to the goal region's
-      centre, ``phi = 0`` in terminal states (Ng, Harada and Russell 1999: it guides
-      exploration and leaves the optimal policy unchanged).
+    * ``progress``: ``shaping_gamma * phi(s') - phi(s)`` with ``phi = -progress_scale * d``
+      (0.1 per m), ``d`` the distance to the goal region's centre, and ``phi = 0`` once
+      the flock succeeds. A caught boid and a time-out keep their ``phi``, so the terms
+      of an episode sum (discounted by ``shaping_gamma``, 1) to ``phi(end) -
+      phi(start)``: each step pays the distance it covers towards the goal, and success
+      pays the rest of the way.
     * ``collision``: ``-collision_penalty`` (-0.05) on each step the boid's body touches
       another boid's (the closest approach during the step, so no boid passes through
       another).
-    * ``caught``: ``-caught_penalty`` (-1) on the step a predator catches it (its centre
+    * ``caught``: ``-caught_penalty`` (-8) on the step a predator catches it (its centre
       within ``catch_radius``, 0.5 m, of the predator's during the step).
 
     ## Starting State
@@ -167,9 +172,10 @@ class FlockingEnv(SteerEnv):
     | ``boid_strategy`` | ``None`` (Reynolds' boid) or any ``Strategy`` | None |
     | ``observed_boids`` | integer in [0, 1024] | 7 |
     | ``observed_predators`` | integer in [0, 64] | 1 |
-    | ``success_reward``, ``progress_scale`` | [0, 10^6] | 1, 0.1 |
-    | ``collision_penalty``, ``caught_penalty`` | [0, 10^6] | 0.05, 1 |
-    | ``shaping_gamma`` | (0, 1] | 0.99 |
+    | ``observation_range`` | (0, 10^4] m | 5 |
+    | ``success_reward``, ``progress_scale`` | [0, 10^6] | 5, 0.1 |
+    | ``collision_penalty``, ``caught_penalty`` | [0, 10^6] | 0.05, 8 |
+    | ``shaping_gamma`` | (0, 1] | 1 |
     | ``obstacles`` | ``None`` or ``(x, y, radius)`` circles, m; gaps >= 2 vehicle_radius | None |
     | ``n_obstacles`` | integer in [0, 64]: circles placed at each reset from the seed | 0 |
     | ``obstacle_radius_min``, ``obstacle_radius_max`` | (0, 10^4] m, min <= max | 1, 2 |

@@ -57,26 +57,26 @@ state              ``state()``: every vehicle's position, velocity and in-game f
 
 The observation of a boid, in its frame (``K`` boid slots, then ``P`` predator slots):
 
-========================== =============================================================== === ===
-Index                      Observation                                                     Min Max
-========================== =============================================================== === ===
-0, 1                       own velocity (forward, side) / max speed                        -1  1
-2, 3                       offset to the nearest point of the west wall / arena_size       -1  1
-4, 5                       ... east wall                                                   -1  1
-6, 7                       ... south wall                                                  -1  1
-8, 9                       ... north wall                                                  -1  1
-10                         elapsed time: 2 * step / time_limit - 1                         -1  1
-11 + 5k + 0, 1             boid k position relative to the agent / arena diagonal          -1  1
-11 + 5k + 2, 3             boid k velocity relative to the agent / (sum of max speeds)     -1  1
-11 + 5k + 4                1 if slot k holds a boid, 0 if it is padding                    0   1
-11 + 5K + 5k + 0, 1        predator k position relative to the agent / arena diagonal      -1  1
-11 + 5K + 5k + 2, 3        predator k velocity relative to the agent / (sum of max speeds) -1  1
-11 + 5K + 5k + 4           1 if slot k holds a predator, 0 if it is padding                0   1
-11 + 5K + 5P, 12 + 5K + 5P offset to the goal region's centre / arena diagonal             -1  1
-13 + 5K + 5P + 4k + 0, 1   offset to obstacle k's nearest edge point / arena diagonal      -1  1
-13 + 5K + 5P + 4k + 2      obstacle k's radius / arena_size                                0   1
-13 + 5K + 5P + 4k + 3      1 if slot k holds an obstacle, 0 if it is padding               0   1
-========================== =============================================================== === ===
+========================== ================================================================= === ===
+Index                      Observation                                                       Min Max
+========================== ================================================================= === ===
+0, 1                       own velocity (forward, side) / max speed                          -1  1
+2, 3                       offset to the nearest point of the west wall / arena_size         -1  1
+4, 5                       ... east wall                                                     -1  1
+6, 7                       ... south wall                                                    -1  1
+8, 9                       ... north wall                                                    -1  1
+10                         elapsed time: 2 * step / time_limit - 1                           -1  1
+11 + 5k + 0, 1             boid k offset from the agent / (observation_range + distance)     -1  1
+11 + 5k + 2, 3             boid k velocity relative to the agent / (sum of max speeds)       -1  1
+11 + 5k + 4                1 if slot k holds a boid, 0 if it is padding                      0   1
+11 + 5K + 5k + 0, 1        predator k offset from the agent / (observation_range + distance) -1  1
+11 + 5K + 5k + 2, 3        predator k velocity relative to the agent / (sum of max speeds)   -1  1
+11 + 5K + 5k + 4           1 if slot k holds a predator, 0 if it is padding                  0   1
+11 + 5K + 5P, 12 + 5K + 5P offset to the goal region's centre / arena diagonal               -1  1
+13 + 5K + 5P + 4k + 0, 1   offset to obstacle k's nearest edge point / arena diagonal        -1  1
+13 + 5K + 5P + 4k + 2      obstacle k's radius / arena_size                                  0   1
+13 + 5K + 5P + 4k + 3      1 if slot k holds an obstacle, 0 if it is padding                 0   1
+========================== ================================================================= === ===
 
 Arguments (keyword, validated; ``ValueError`` names the argument and its range): every
 field of :class:`~steer_env.tasks.flocking.FlockingConfig` (see ``steer_env/Flocking-v0``'s

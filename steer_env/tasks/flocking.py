@@ -131,12 +131,15 @@ class FlockingConfig(ObstacleConfig):
     # Observation.
     observed_boids: int = 7  #: slots for the nearest other boids (padding beyond the flock)
     observed_predators: int = 1  #: slots for the nearest predators (padding beyond them)
+    #: the slots' positions are offset / (observation_range + distance), m
+    observation_range: float = 5.0
     # Rewards.
-    success_reward: float = 1.0  #: to every boid in the game on the step the flock succeeds
+    success_reward: float = 5.0  #: to every boid in the game on the step the flock succeeds
     progress_scale: float = 0.1  #: progress potential per m of distance to the goal (0: none)
-    shaping_gamma: float = 0.99  #: discount of the progress term: the learner's gamma
+    #: discount of the progress term (1: each step pays the distance it covers)
+    shaping_gamma: float = 1.0
     collision_penalty: float = 0.05  #: subtracted on each step a boid touches another
-    caught_penalty: float = 1.0  #: subtracted on the step a boid is caught
+    caught_penalty: float = 8.0  #: subtracted on the step a boid is caught
 
     @property
     def half_size(self) -> float:
@@ -183,6 +186,7 @@ RANGES: dict[str, Range] = field_ranges(
         "flock_radius": _LENGTH,
         "observed_boids": (int, 0, 1024, True),
         "observed_predators": (int, 0, 64, True),
+        "observation_range": _LENGTH,
         "success_reward": WEIGHT,
         "progress_scale": WEIGHT,
         "collision_penalty": WEIGHT,
@@ -346,7 +350,7 @@ class FlockingTask(TaskSpec, RewardTermInfos):
     )
     training: Mapping[str, Mapping[str, Any]] = field(
         default_factory=lambda: training.table(
-            ppo=training.defaults(2_000_000, 16, FLOCKING_PPO),
+            ppo=training.defaults(24_000_000, 16, FLOCKING_PPO),
             sac=training.defaults(200_000, 4, training.SB3_SAC),
             rllib_ppo=training.defaults(1_000_000, 16, training.RLLIB_PPO),
         )
@@ -397,6 +401,7 @@ class FlockingTask(TaskSpec, RewardTermInfos):
             success_fraction=cfg.success_fraction,
             observed_teammates=cfg.observed_boids,
             observed_opponents=cfg.observed_predators,
+            observation_range=cfg.observation_range,
             success_reward=cfg.success_reward,
             progress_scale=cfg.progress_scale,
             shaping_gamma=cfg.shaping_gamma,
@@ -465,6 +470,9 @@ FLOCKING_PPO: Mapping[str, Any] = {
     "batch_size": 4096,
     "n_epochs": 10,
     "gamma": 0.99,
+    # Exploration kept up: without it the flock settles on dodging the predator or on
+    # rushing the goal before it finds both.
+    "ent_coef": 0.01,
 }
 
 FLOCKING = register(FlockingTask(default_config=FlockingConfig()))

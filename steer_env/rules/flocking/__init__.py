@@ -18,11 +18,11 @@ scripted predators hunt it (Flocking-v0, flocking_v0).
 * **Episode end**: success, every learned boid caught, too few boids left in the game to
   succeed, or ``time_limit`` steps (a time-out).
 * **Rewards** (named terms, each learned boid its own): ``success`` (``success_reward`` to
-  every boid in the game on the step the flock succeeds), ``progress`` (potential-based,
-  ``shaping_gamma * phi(s') - phi(s)`` with ``phi = -progress_scale * d`` for the distance
-  ``d`` to the goal's centre, ``phi = 0`` in terminal states), ``collision``
-  (``-collision_penalty`` on a step it touches another boid) and ``caught``
-  (``-caught_penalty`` on the step it is caught).
+  every boid in the game on the step the flock succeeds), ``progress``
+  (``shaping_gamma * phi(s') - phi(s)`` with ``phi = -progress_scale * d`` for the
+  distance ``d`` to the goal's centre; ``phi = 0`` once the flock succeeds, a caught boid
+  and a time-out keeping theirs), ``collision`` (``-collision_penalty`` on a step it
+  touches another boid) and ``caught`` (``-caught_penalty`` on the step it is caught).
 * **Start**: the flock's centre at ``(-route_length / 2, 0)``, the goal's at
   ``(route_length / 2, 0)``. Each boid takes the first of :data:`START_CANDIDATES` points
   uniform in the start disc (radius ``start_radius``) whose body keeps ``start_gap``
@@ -33,7 +33,9 @@ scripted predators hunt it (Flocking-v0, flocking_v0).
 * **Observation**: :data:`FEATURES`, in the boid's frame: the egocentric head every task
   shares (own velocity, walls, time, the nearest other boids and the nearest predators in
   slots: :mod:`steer_env.engine.egocentric`), the offset to the goal's centre, then the
-  nearest obstacles.
+  nearest obstacles. The slots' positions are in the near field: offset /
+  (``observation_range`` + distance), so the few metres where catches and collisions
+  happen span most of [-1, 1].
 * **Outcome** (at the end of each episode, :data:`ENV_RESULT`): the arrival step and
   time, the fraction of the flock inside the goal region, the boids caught, collisions per
   boid-minute, the least distance between two boids, the polarisation, the largest
@@ -45,7 +47,7 @@ This module is plain Python; the compiled stages are :mod:`.compiled`.
 from __future__ import annotations
 
 import importlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from types import ModuleType
 from typing import Any
 
@@ -66,10 +68,24 @@ START_CANDIDATES = 16
 RESET_DRAWS_PER_VEHICLE = 2 * START_CANDIDATES
 
 # --------------------------------------------------------------------------- observation
+#: What a slot's position means here: the egocentric slot's offset rescaled to
+#: offset / (``observation_range`` + distance) (the compiled ``to_near_field``).
+NEAR_FIELD = "/ (observation_range + distance)"
+#: One observed boid or predator: the egocentric slot, its position in the near field.
+NEAR_OTHER = tuple(
+    replace(f, meaning=f.meaning.replace("/ arena diagonal", NEAR_FIELD)) for f in OTHER
+)
+
+
+def _near_rows(who: str) -> tuple[tuple[int, str], ...]:
+    rows = other_rows(who, "a")
+    return ((2, f"{who} k offset from the agent {NEAR_FIELD}"), *rows[1:])
+
+
 #: The nearest other boids (``observed_teammates`` slots) and predators
 #: (``observed_opponents``), nearest first, empty slots all zero.
-BOID_SLOTS = FeatureGroup("boid", OTHER, "observed_teammates", other_rows("boid", "a"))
-PREDATOR_SLOTS = FeatureGroup("predator", OTHER, "observed_opponents", other_rows("predator", "a"))
+BOID_SLOTS = FeatureGroup("boid", NEAR_OTHER, "observed_teammates", _near_rows("boid"))
+PREDATOR_SLOTS = FeatureGroup("predator", NEAR_OTHER, "observed_opponents", _near_rows("predator"))
 #: Where the flock must go.
 GOAL = FeatureGroup(
     "goal",
@@ -111,6 +127,7 @@ WORLD = np.dtype(
         ("caught_penalty", "f8"),
         ("observed_teammates", "i8"),
         ("observed_opponents", "i8"),
+        ("observation_range", "f8"),  # m: the slots' positions / (this + distance)
         *OBSTACLE_WORLD_FIELDS,
     ],
     align=True,
@@ -204,6 +221,7 @@ class World:
     success_fraction: float
     observed_teammates: int
     observed_opponents: int
+    observation_range: float = 5.0
     success_reward: float = 1.0
     progress_scale: float = 0.0
     shaping_gamma: float = 1.0

@@ -18,7 +18,7 @@ import numpy as np
 from steer_env.core.jit import engine_inline_kernel, engine_kernel, kernel
 from steer_env.core.streams import uniform_draw
 from steer_env.core.vecmath import length, to_local, to_world
-from steer_env.engine.egocentric import OTHER_WIDTH, SELF_WIDTH
+from steer_env.engine.egocentric import OTHER_POSITION, OTHER_WIDTH, SELF_WIDTH
 from steer_env.engine.grid import COUNT, FIRST, GRID_MIN, NX, NY, SIZE, build, forward_cells, margin
 from steer_env.engine.step import (
     BLOCK,
@@ -512,9 +512,12 @@ def settle_agent(res, world, potentials, e, a, done, success):
     res.collision = -world.collision_penalty if res.touched else 0.0
     res.caught = -world.caught_penalty if res.was_caught else 0.0
     terminated = done or res.was_caught
-    # phi = 0 in terminal states: the progress terms of an episode sum (discounted by
-    # shaping_gamma) to exactly -phi(start), whatever the boid does.
-    new = 0.0 if terminated else -world.progress_scale * res.goal_distance
+    # phi = 0 once the flock succeeds, its value everywhere else (a caught boid and a
+    # time-out keep theirs): an episode's progress terms sum (discounted by shaping_gamma)
+    # to phi(end) - phi(start), so the distance covered towards the goal is paid for even
+    # without success.
+    arrived = success and not res.was_caught
+    new = 0.0 if arrived else -world.progress_scale * res.goal_distance
     res.progress = world.shaping_gamma * new - potentials[e, a]
     potentials[e, a] = new
     res.reward = res.success + res.progress + res.collision + res.caught
@@ -550,14 +553,37 @@ def clear_outcome(res_env):
 
 
 # --------------------------------------------------------------------------- observation
+@engine_inline_kernel
+def to_near_field(row, at, diag, near):
+    """The slot position pair ``row[at], row[at + 1]``, written by the egocentric
+    observation as offset / arena diagonal, as offset / (``near`` + distance): the
+    direction kept, the length ``d / (near + d)`` in [0, 1), fine within a few ``near``
+    of the boid (where catches and collisions happen), coarse far away."""
+    f = row[at] * diag
+    s = row[at + 1] * diag
+    k = 1.0 / (near + length(f, s))
+    row[at] = f * k
+    row[at + 1] = s * k
+
+
+@engine_inline_kernel
+def from_near_field(row, at, diag, near):
+    """The inverse of :func:`to_near_field`: back to offset / arena diagonal."""
+    m = length(row[at], row[at + 1])
+    k = near / (1.0 - m) / diag if m < 1.0 else 0.0
+    row[at] = row[at] * k
+    row[at + 1] = row[at + 1] * k
+
+
 @engine_kernel
 def observe_rows(envs, state, vehicles, world, agent_index, obs, work):
     """Observations of every learned boid of environments ``envs`` into ``obs[envs]``: the
     egocentric head (:func:`~steer_env.engine.step.observe_egocentric`), the offset to the
     goal's centre in its frame, then the nearest obstacles; all clipped to [-1, 1]."""
     pos, vel, head = state.position, state.velocity, state.heading
-    goal_at = SELF_WIDTH + OTHER_WIDTH * (world.observed_teammates + world.observed_opponents)
-    diag = world.diagonal
+    slots = world.observed_teammates + world.observed_opponents
+    goal_at = SELF_WIDTH + OTHER_WIDTH * slots
+    diag, near = world.diagonal, world.observation_range
     for q in range(envs.shape[0]):
         e = envs[q]
         observe_egocentric(
@@ -565,6 +591,9 @@ def observe_rows(envs, state, vehicles, world, agent_index, obs, work):
         )  # fmt: skip
         for a in range(agent_index.shape[0]):
             i = agent_index[a]
+            for slot in range(slots):
+                at = SELF_WIDTH + OTHER_WIDTH * slot + OTHER_POSITION
+                to_near_field(obs[e, a], at, diag, near)
             f, s = to_local(
                 state.goal[e, i, 0] - pos[e, i, 0],
                 state.goal[e, i, 1] - pos[e, i, 1],
@@ -584,10 +613,16 @@ def decode_observations(obs, state, vehicles, worlds):
     boid slot, then one per predator slot), the goal and the observed obstacles. Used by
     the classic flocks, which act from observations."""
     world = worlds[0]
-    goal_at = SELF_WIDTH + OTHER_WIDTH * (world.observed_teammates + world.observed_opponents)
-    diag = world.diagonal
+    slots = world.observed_teammates + world.observed_opponents
+    goal_at = SELF_WIDTH + OTHER_WIDTH * slots
+    diag, near = world.diagonal, world.observation_range
+    # The engine's decoder reads slot positions as offset / arena diagonal.
+    plain = obs.copy()
     for e in range(obs.shape[0]):
-        px, py, hx, hy = decode_egocentric(obs, e, state, vehicles, world)
+        for slot in range(slots):
+            from_near_field(plain[e], SELF_WIDTH + OTHER_WIDTH * slot + OTHER_POSITION, diag, near)
+    for e in range(obs.shape[0]):
+        px, py, hx, hy = decode_egocentric(plain, e, state, vehicles, world)
         gx, gy = to_world(
             obs[e, goal_at + GOAL_OFFSET] * diag, obs[e, goal_at + GOAL_OFFSET + 1] * diag, hx, hy
         )
