@@ -72,6 +72,8 @@ SLOW_TESTS: tuple[str, ...] = (
     "test_envs.py::test_make_with_module_prefix_in_fresh_process",
     "test_envs.py::test_rgb_array_frames_shape_not_blank_and_deterministic",
     "test_gallery.py::test_cli_creates_missing_output_folders",
+    "test_grid.py::test_contacts_are_those_of_every_pair",
+    "test_grid.py::test_the_observed_slots_are_the_nearest_in_the_game_ties_to_the_lower_index",
     "test_gallery.py::test_cli_user_mistakes_give_one_line_errors",
     "test_gallery.py::test_cli_writes_a_decodable_gif",
     "test_packaging.py::test_benchmark_help_names_each_option_by_its_own_name",

@@ -16,6 +16,7 @@ import os
 import shutil
 import subprocess
 import sys
+import types
 from pathlib import Path
 
 import numba
@@ -209,6 +210,31 @@ def test_a_specialised_copy_prunes_the_branches_its_constants_exclude():
     with_three = specialise(_outer, module, {"CHOICES": (1, 3)})
     assert with_three(3, 5.0) == 30.0 and len(_heavy.signatures) == 1
     assert _outer(3, 5.0) == 10.0 and _outer(1, 5.0) == 12.0
+
+
+# A second module that shares the constant (as a rules module imports the stages').
+_OTHER = types.ModuleType("_jit_other")
+exec(
+    "import numba\nCHOICES = (1, 2)\n"
+    "@numba.njit\ndef reads(k, x):\n    return x + 100.0 if 3 in CHOICES and k == 3 else x\n",
+    vars(_OTHER),
+)
+_other_reads = _OTHER.reads
+
+
+@numba.njit
+def _both(k, x):
+    return _pick(k, x) + _other_reads(k, x)
+
+
+def test_a_specialised_copy_sees_the_constants_of_each_module_it_is_given():
+    module = sys.modules[__name__]
+    assert _both(3, 5.0) == 10.0
+    # Only this module's constant: the other module's function keeps its own.
+    assert specialise(_both, module, {"CHOICES": (1, 3)})(3, 5.0) == 15.0 + 5.0
+    both = specialise(_both, (module, _OTHER), {"CHOICES": (1, 3)})
+    assert both(3, 5.0) == 15.0 + 105.0
+    assert _both(3, 5.0) == 10.0 and _OTHER.CHOICES == (1, 2)
 
 
 SPECIALISED_SCRIPT = """

@@ -208,10 +208,17 @@ _copies: dict[tuple[Any, str], Any] = {}
 _changed: dict[tuple[Any, str], bool] = {}
 
 
-def _changes(dispatcher: Any, owner: dict, constants: Mapping[str, Any], tag: str) -> bool:
+def _owned(glb: dict, owners: tuple[dict, ...]) -> bool:
+    """Whether ``glb`` are the globals of one of the modules whose globals are ``owners``."""
+    return any(glb is owner for owner in owners)
+
+
+def _changes(
+    dispatcher: Any, owners: tuple[dict, ...], constants: Mapping[str, Any], tag: str
+) -> bool:
     """Whether ``constants`` change what the compiled function ``dispatcher`` compiles to:
-    it is defined in the module whose globals are ``owner`` and reads one of them whose
-    value differs there, or it calls a compiled function of which that holds."""
+    it is defined in a module whose globals are one of ``owners`` and reads one of them
+    whose value differs there, or it calls a compiled function of which that holds."""
     key = (dispatcher, tag)
     known = _changed.get(key)
     if known is None:
@@ -220,51 +227,56 @@ def _changes(dispatcher: Any, owner: dict, constants: Mapping[str, Any], tag: st
         names = py.__code__.co_names
         glb = py.__globals__
         known = (
-            glb is owner
+            _owned(glb, owners)
             and any(name in names and glb[name] != value for name, value in constants.items())
         ) or any(
-            isinstance(glb.get(name), CPUDispatcher) and _changes(glb[name], owner, constants, tag)
+            isinstance(glb.get(name), CPUDispatcher) and _changes(glb[name], owners, constants, tag)
             for name in names
         )
         _changed[key] = known
     return known
 
 
-def specialise(dispatcher: Any, owner: types.ModuleType, constants: Mapping[str, Any]) -> Any:
+def specialise(
+    dispatcher: Any,
+    owner: types.ModuleType | tuple[types.ModuleType, ...],
+    constants: Mapping[str, Any],
+) -> Any:
     """``dispatcher`` (a compiled function) compiled with the constants ``constants`` of
     module ``owner`` (name -> value: tuples, numbers, booleans) in place of the module's
     values: a copy of the function whose calls to compiled functions that read them,
     directly or through their own callees, go to such copies in turn, and whose copies of
     ``owner``'s functions see those values. ``dispatcher`` itself when none of this
-    changes anything.
+    changes anything. ``owner`` may be several modules that share the constants (a module
+    that imports them from another): the functions of each see the values.
 
     A branch on a constant is pruned before typing, so a copy compiles only the branches
     its values take. The copies are made once per process; on disk each is cached under
     its tagged name (:class:`SteerCacheLocator`) and the stamp of its source folders."""
     if not isinstance(dispatcher, CPUDispatcher):  # NUMBA_DISABLE_JIT: plain Python
         return dispatcher
-    tag = hashlib.sha256(repr((owner.__name__, sorted(constants.items()))).encode()).hexdigest()[
-        :16
-    ]
-    glb = vars(owner)
-    if not _changes(dispatcher, glb, constants, tag):
+    modules = owner if isinstance(owner, tuple) else (owner,)
+    names = tuple(module.__name__ for module in modules)
+    tag = hashlib.sha256(repr((names, sorted(constants.items()))).encode()).hexdigest()[:16]
+    owners = tuple(vars(module) for module in modules)
+    if not _changes(dispatcher, owners, constants, tag):
         return dispatcher
-    return _copy(dispatcher, glb, constants, tag)
+    return _copy(dispatcher, owners, constants, tag)
 
 
-def _copy(dispatcher: Any, owner: dict, constants: Mapping[str, Any], tag: str) -> Any:
+def _copy(dispatcher: Any, owners: tuple[dict, ...], constants: Mapping[str, Any], tag: str) -> Any:
     key = (dispatcher, tag)
     made = _copies.get(key)
     if made is not None:
         return made
     py = dispatcher.py_func
     glb = dict(py.__globals__)
-    if py.__globals__ is owner:
+    if _owned(py.__globals__, owners):
         glb.update(constants)
     for name in py.__code__.co_names:
         callee = glb.get(name)
-        if isinstance(callee, CPUDispatcher) and _changes(callee, owner, constants, tag):
-            glb[name] = _copy(callee, owner, constants, tag)
+        if isinstance(callee, CPUDispatcher) and _changes(callee, owners, constants, tag):
+            glb[name] = _copy(callee, owners, constants, tag)
     fn = types.FunctionType(py.__code__, glb, py.__name__, py.__defaults__, py.__closure__)
     # numba names a compiled function by its module, qualified name, types and a counter of
     # the compiling process; a name shared by two copies loaded from caches written by two

@@ -223,7 +223,8 @@ class Batch:
       its team names, records and compiled step.
 
     With ``specialise``, the compiled step and strategy stage are built for the behaviour
-    kinds, targets and combination methods of these strategies only
+    kinds, targets and combination methods of these strategies only, and without the
+    grids of :mod:`steer_env.engine.grid` up to its ``GRID_MIN`` vehicles
     (:func:`steer_env.engine.step.table_constants`): a Pursuit batch compiles the classic
     evader's three behaviours instead of all seventeen, with the same results. Each set of
     them is compiled (and cached) on its own, so the envs specialise and a process that
@@ -353,8 +354,11 @@ class Batch:
             if getattr(self, "specialise", False):  # (absent from older pickles)
                 from steer_env.core.jit import specialise
 
-                constants = step.table_constants(self._behaviors, self._strategy_info)
-                entry = specialise(entry, step, constants)
+                constants = step.table_constants(
+                    self._behaviors, self._strategy_info, self.n_vehicles
+                )
+                # (The rules' compiled module reads GRIDDED too, imported from the stages.)
+                entry = specialise(entry, (step, self.rules.load_compiled()), constants)
             self._compiled[name] = entry
         return entry
 
@@ -533,7 +537,11 @@ class Batch:
         (:class:`~steer_env.engine.step.StepWork`), made on first use."""
         if self._work is None:
             self._work = _step_module().step_work(
-                self._all, self.n_vehicles, self.state.obstacles.shape[1], self.n_agents
+                self._all,
+                self.n_vehicles,
+                self.state.obstacles.shape[1],
+                self.n_agents,
+                len(self.rules.TEAMS),
             )
         return self._work
 

@@ -55,6 +55,15 @@ from steer_env.engine.egocentric import (
     VELOCITY_SIDE,
     WEST_WALL,
 )
+from steer_env.engine.grid import (
+    GRID_MIN,
+    NEAREST_PER_CELL,
+    Grid,
+    build,
+    grid_work,
+    keep_nearest,
+    nearest_in_grid,
+)
 from steer_env.engine.layout import (
     ALIGNMENT,
     ARENA_CENTER,
@@ -102,32 +111,42 @@ SCENE_KINDS = tuple(
 
 
 def compiled_constants(
-    kinds: Iterable[int], targets: Iterable[int], combinations: Iterable[int], topological: bool
+    kinds: Iterable[int],
+    targets: Iterable[int],
+    combinations: Iterable[int],
+    topological: bool,
+    gridded: bool = True,
 ) -> dict[str, Any]:
     """The constants the stages branch on, for strategies whose behaviours are of
     ``kinds`` and steer relative to ``targets``, combined by ``combinations`` (codes of
     :mod:`~steer_env.engine.layout`), with or without ``topological`` flocking (a
-    ``neighbor_count``): :data:`KINDS`, :data:`TARGETS`, :data:`COMBINATIONS`,
-    :data:`TOPOLOGICAL` and whether any kind of each branch of :func:`raw_forces` is among
-    them (``FLOCKING``, ``SINGLE_TARGET``, ``SCENE``)."""
+    ``neighbor_count``), in environments of more than
+    :data:`~steer_env.engine.grid.GRID_MIN` vehicles or not (``gridded``): :data:`KINDS`,
+    :data:`TARGETS`, :data:`COMBINATIONS`, :data:`TOPOLOGICAL`, :data:`GRIDDED` and
+    whether any kind of each branch of :func:`raw_forces` is among them (``FLOCKING``,
+    ``SINGLE_TARGET``, ``SCENE``)."""
     kinds = tuple(sorted({int(k) for k in kinds}))
     return {
         "KINDS": kinds,
         "TARGETS": tuple(sorted({int(t) for t in targets})),
         "COMBINATIONS": tuple(sorted({int(c) for c in combinations})),
         "TOPOLOGICAL": bool(topological),
+        "GRIDDED": bool(gridded),
         "FLOCKING": any(k in kinds for k in FLOCKING_KINDS),
         "SINGLE_TARGET": any(k in kinds for k in SINGLE_TARGET_KINDS),
         "SCENE": any(k in kinds for k in SCENE_KINDS),
     }
 
 
-def table_constants(behaviors: np.ndarray, strategies: np.ndarray) -> dict[str, Any]:
+def table_constants(
+    behaviors: np.ndarray, strategies: np.ndarray, n_vehicles: int
+) -> dict[str, Any]:
     """:func:`compiled_constants` of a strategy table (``(S, B)``
     :data:`~steer_env.engine.layout.BEHAVIOR`, ``(S,)``
-    :data:`~steer_env.engine.layout.STRATEGY`: :func:`steer_env.engine.strategy.encode`):
-    the kinds, targets and combination methods of its behaviours, and whether a flocking
-    one has a ``neighbor_count``."""
+    :data:`~steer_env.engine.layout.STRATEGY`: :func:`steer_env.engine.strategy.encode`)
+    in environments of ``n_vehicles``: the kinds, targets and combination methods of its
+    behaviours, whether a flocking one has a ``neighbor_count``, and whether the searches
+    run on grids."""
     used = behaviors[np.arange(behaviors.shape[1]) < strategies["n_behaviors"][:, None]]
     flocking = np.isin(used["kind"], FLOCKING_KINDS)
     return compiled_constants(
@@ -135,14 +154,15 @@ def table_constants(behaviors: np.ndarray, strategies: np.ndarray) -> dict[str, 
         used["target"].tolist(),
         strategies["combination"][strategies["n_behaviors"] > 0].tolist(),
         bool(np.any(used["neighbor_count"][flocking] > 0)),
+        n_vehicles > GRID_MIN,
     )
 
 
 #: What the stages below are compiled for: every behaviour kind, target and combination
-#: method. A batch runs copies of them compiled for the ones its strategies use
-#: (:func:`steer_env.core.jit.specialise` with :func:`table_constants`): numba prunes a
-#: branch on a constant before typing it, so a Pursuit step compiles the evader's three
-#: behaviours instead of all seventeen.
+#: method, and the grids. A batch runs copies of them compiled for the ones its strategies
+#: use (:func:`steer_env.core.jit.specialise` with :func:`table_constants`): numba prunes
+#: a branch on a constant before typing it, so a Pursuit step compiles the evader's three
+#: behaviours instead of all seventeen, and no grid.
 _EVERY = compiled_constants(
     range(len(BEHAVIOR_KINDS)), range(len(TARGET_NAMES)), range(len(COMBINATION_NAMES)), True
 )
@@ -150,6 +170,9 @@ KINDS: tuple[int, ...] = _EVERY["KINDS"]
 TARGETS: tuple[int, ...] = _EVERY["TARGETS"]
 COMBINATIONS: tuple[int, ...] = _EVERY["COMBINATIONS"]
 TOPOLOGICAL: bool = _EVERY["TOPOLOGICAL"]
+#: Whether the searches over the vehicles of an environment may run on grids
+#: (:mod:`steer_env.engine.grid`: above :data:`~steer_env.engine.grid.GRID_MIN` vehicles).
+GRIDDED: bool = _EVERY["GRIDDED"]
 FLOCKING: bool = _EVERY["FLOCKING"]
 SINGLE_TARGET: bool = _EVERY["SINGLE_TARGET"]
 SCENE: bool = _EVERY["SCENE"]
@@ -198,12 +221,16 @@ class StepWork(NamedTuple):
     #: observation (:func:`observe_obstacles` sorts it anew from there: a permutation of
     #: ``0 .. M - 1`` whatever it holds, so it is only ever a head start)
     obstacle_order: np.ndarray
+    #: one environment's grids of the vehicles (:mod:`steer_env.engine.grid`): the nearest
+    #: vehicles of the observation, and the rules' searches for pairs
+    grid: Grid
 
 
-def step_work(env_index: np.ndarray, n: int, m: int = 0, k: int = 1) -> StepWork:
+def step_work(env_index: np.ndarray, n: int, m: int = 0, k: int = 1, teams: int = 2) -> StepWork:
     """A :class:`StepWork` for :func:`step` on the ``E`` environments ``env_index`` (the
-    caller's ``(E,)`` int64 ``0 .. E - 1``) of ``n`` vehicles, ``k`` of them learned, and
-    ``m`` obstacle rows, in blocks of ``B = min(BLOCK, E)`` environments."""
+    caller's ``(E,)`` int64 ``0 .. E - 1``) of ``n`` vehicles of ``teams`` teams, ``k`` of
+    them learned, and ``m`` obstacle rows, in blocks of ``B = min(BLOCK, E)``
+    environments."""
     size = min(BLOCK, env_index.shape[0])
     return StepWork(
         np.zeros((n, 2, size)),
@@ -213,6 +240,7 @@ def step_work(env_index: np.ndarray, n: int, m: int = 0, k: int = 1) -> StepWork
         np.zeros(max(n, m), dtype=np.int64),
         env_index,
         np.broadcast_to(np.arange(m, dtype=np.int64), (env_index.shape[0], k, m)).copy(),
+        grid_work(n, teams),
     )
 
 
@@ -1373,15 +1401,22 @@ def clip_unit(x):
 
 
 @engine_inline_kernel
-def observe_egocentric(
-    e, pos, vel, head, alive, steps, vehicles, world, agent_index, obs, dist, order
-):
+def observe_egocentric(e, pos, vel, head, alive, steps, vehicles, world, agent_index, obs, work):
     """The egocentric observations (:mod:`steer_env.engine.egocentric`) of every learned
     agent of environment ``e`` into the head of ``obs[e, a]`` (self, then the slots): own
     velocity, walls, time, then the nearest teammates and opponents in the game in slots
-    (nearest first) with presence flags; all in [-1, 1]. ``dist`` and ``order`` are ``(n,)``
-    float64 / int64 working space."""
+    (nearest first; ties: the lower index) with presence flags; all in [-1, 1]. ``work``
+    is the batch's :class:`StepWork`: up to :data:`~steer_env.engine.grid.GRID_MIN`
+    vehicles, each agent passes over the others; above it, over the cells of a grid of
+    each team's vehicles in the game (:func:`~steer_env.engine.grid.nearest_in_grid`)."""
     n = pos.shape[1]
+    dist, order, grid = work.distance, work.order, work.grid
+    gridded = n > GRID_MIN
+    teams = grid.geometry.shape[0]
+    if GRIDDED and gridded:
+        for j in range(n):
+            grid.key[j] = vehicles[j].team if alive[e, j] else -1
+        build(pos, e, teams, 0.0, NEAREST_PER_CELL, grid)
     half, arena, diag = world.half_size, world.arena_size, world.diagonal
     elapsed = clip_unit(2.0 * float(steps[e]) / float(world.time_limit) - 1.0)
     for a in range(agent_index.shape[0]):
@@ -1413,39 +1448,34 @@ def observe_egocentric(
             slots = world.observed_opponents if opponents else world.observed_teammates
             if slots == 0:
                 continue
-            # Nearest first: a stable insertion into the ``slots`` kept so far (a vehicle
-            # no nearer than the last of a full list cannot take a slot: one compare, so a
-            # big group costs a distance per vehicle, not a sort). The first one's
-            # distance waits until a second one needs comparing with it (with a single
-            # opponent, as in Pursuit, no distance is computed: the square root sat on
-            # the path to every slot value).
             count = 0
-            measured = False  # dist[0] holds the first one's distance
-            for j in range(n):
-                if not alive[e, j] or not is_candidate(vehicles, i, j, opponents):
-                    continue
-                if count == 0:
-                    order[0] = j
-                    count = 1
-                    continue
-                if not measured:
-                    first = order[0]
-                    dist[0] = length(pos[e, first, 0] - px, pos[e, first, 1] - py)
-                    measured = True
-                d = length(pos[e, j, 0] - px, pos[e, j, 1] - py)
-                if count == slots:
-                    if not d < dist[slots - 1]:
-                        continue  # ties: the vehicle met first keeps the slot
-                    q = slots - 1  # the last kept drops out
-                else:
-                    q = count
-                    count += 1
-                while q > 0 and dist[q - 1] > d:
-                    dist[q] = dist[q - 1]
-                    order[q] = order[q - 1]
-                    q -= 1
-                dist[q] = d
-                order[q] = j
+            if GRIDDED and gridded:
+                for t in range(teams):
+                    if (t != veh.team) == opponents:
+                        count = nearest_in_grid(
+                            pos, e, grid, t, i, px, py, slots, dist, order, count
+                        )
+            else:
+                # Nearest first: an insertion into the ``slots`` kept so far (a vehicle no
+                # nearer than the last of a full list cannot take a slot: one compare, so a
+                # big group costs a distance per vehicle, not a sort). The first one's
+                # distance waits until a second one needs comparing with it (with a single
+                # opponent, as in Pursuit, no distance is computed: the square root sat on
+                # the path to every slot value).
+                measured = False  # dist[0] holds the first one's distance
+                for j in range(n):
+                    if not alive[e, j] or not is_candidate(vehicles, i, j, opponents):
+                        continue
+                    if count == 0:
+                        order[0] = j
+                        count = 1
+                        continue
+                    if not measured:
+                        first = order[0]
+                        dist[0] = length(pos[e, first, 0] - px, pos[e, first, 1] - py)
+                        measured = True
+                    d = length(pos[e, j, 0] - px, pos[e, j, 1] - py)
+                    count = keep_nearest(dist, order, count, slots, d, j)
             scale = veh.speed_scale
             for q in range(slots):
                 at = base + OTHER_WIDTH * q

@@ -354,15 +354,13 @@ def observe_rows(envs, state, vehicles, world, agent_index, obs, work):
     """Observations of every learned robot of environments ``envs`` into ``obs[envs]``:
     the egocentric head (:func:`~steer_env.engine.step.observe_egocentric`), the offset to
     its goal in its frame, then the nearest obstacles; all clipped to [-1, 1]."""
-    dist, order = work.distance, work.order
     pos, vel, head = state.position, state.velocity, state.heading
     goal_at = SELF_WIDTH + OTHER_WIDTH * (world.observed_teammates + world.observed_opponents)
     diag = world.diagonal
     for q in range(envs.shape[0]):
         e = envs[q]
         observe_egocentric(
-            e, pos, vel, head, state.alive, state.steps, vehicles, world, agent_index, obs,
-            dist, order,
+            e, pos, vel, head, state.alive, state.steps, vehicles, world, agent_index, obs, work
         )  # fmt: skip
         for a in range(agent_index.shape[0]):
             i = agent_index[a]

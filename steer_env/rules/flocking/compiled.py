@@ -19,8 +19,10 @@ from steer_env.core.jit import engine_inline_kernel, engine_kernel, kernel
 from steer_env.core.streams import uniform_draw
 from steer_env.core.vecmath import length, to_local, to_world
 from steer_env.engine.egocentric import OTHER_POSITION, OTHER_WIDTH, SELF_WIDTH
+from steer_env.engine.grid import COUNT, FIRST, GRID_MIN, NX, NY, SIZE, build, forward_cells, margin
 from steer_env.engine.step import (
     BLOCK,
+    GRIDDED,
     clear_of_obstacles,
     clip_unit,
     decode_egocentric,
@@ -161,35 +163,40 @@ def find(parent, i):
 
 
 @engine_kernel
-def groups(pos, alive, vehicles, world, e, in_goal, parent, size):
+def groups(pos, alive, vehicles, world, e, in_goal, parent, size, grid):
     """The groups of the boids in the game of environment ``e`` (of those inside the goal
     region when ``in_goal``): boids whose centres are at most ``link_distance`` apart are
     linked, a group is a connected component. Returns ``(members, largest, singles)``: the
     boids considered, the largest group's size and the groups of one boid. ``parent``
-    (int64) and ``size`` (float64), ``(n,)`` each, are working space."""
+    (int64) and ``size`` (float64), ``(n,)`` each, and ``grid`` (a
+    :class:`~steer_env.engine.grid.Grid`) are working space.
+
+    Up to :data:`~steer_env.engine.grid.GRID_MIN` vehicles every pair is tested; above it,
+    the pairs of nearby cells of a grid of the members, whose cells are small enough that
+    the boids of one cell are all linked (:func:`link_cells`)."""
     n = pos.shape[1]
     members = 0
     for i in range(n):
         parent[i] = -1
         size[i] = 0.0
+        grid.key[i] = -1
         if not is_boid_in_game(alive, vehicles, e, i):
             continue
         if in_goal and goal_distance(pos, world, e, i) > world.goal_radius:
             continue
         parent[i] = i
+        grid.key[i] = 0
         members += 1
     link = world.link_distance
-    for i in range(n):
-        if parent[i] < 0:
-            continue
-        for j in range(i + 1, n):
-            if parent[j] < 0:
+    if GRIDDED and n > GRID_MIN:
+        link_cells(pos, e, link, parent, grid)
+    else:
+        for i in range(n):
+            if parent[i] < 0:
                 continue
-            if length(pos[e, j, 0] - pos[e, i, 0], pos[e, j, 1] - pos[e, i, 1]) <= link:
-                ri = find(parent, i)
-                rj = find(parent, j)
-                if ri != rj:
-                    parent[max(ri, rj)] = min(ri, rj)
+            for j in range(i + 1, n):
+                if parent[j] >= 0 and linked(pos, e, i, j, link):
+                    union(parent, i, j)
     for i in range(n):
         if parent[i] >= 0:
             size[find(parent, i)] += 1.0
@@ -200,6 +207,71 @@ def groups(pos, alive, vehicles, world, e, in_goal, parent, size):
             largest = max(largest, int(size[i]))
             singles += 1 if size[i] == 1.0 else 0
     return members, largest, singles
+
+
+@engine_inline_kernel
+def linked(pos, e, i, j, link):
+    """Whether boids ``i < j`` of environment ``e`` are linked: centres at most ``link``
+    m apart."""
+    return length(pos[e, j, 0] - pos[e, i, 0], pos[e, j, 1] - pos[e, i, 1]) <= link
+
+
+@engine_inline_kernel
+def union(parent, i, j):
+    """Join the sets of ``i`` and ``j`` in the disjoint-set forest ``parent`` (the lower
+    root becomes the root)."""
+    ri = find(parent, i)
+    rj = find(parent, j)
+    if ri != rj:
+        parent[max(ri, rj)] = min(ri, rj)
+
+
+@engine_kernel
+def link_cells(pos, e, link, parent, grid):
+    """:func:`groups`' links over a grid of the members (``grid.key`` 0) of environment
+    ``e``: the cells are at most ``link / sqrt(2)`` m where the members' spread allows, so
+    the boids of a cell are all linked (a chain through its first), and two cells are
+    joined by their first pair of linked boids, unless they already are. Where the cells
+    are larger every pair of a cell and of two cells is tested."""
+    build(pos, e, 1, link / math.sqrt(2.0) * (1.0 - 1e-6), 0.0, grid)
+    start, items = grid.start, grid.items
+    first = grid.shape[0, FIRST]
+    cells = grid.shape[0, NX] * grid.shape[0, NY]
+    # The largest offset along an axis between two boids of a cell, with rounding.
+    side = grid.geometry[0, SIZE] + 2.0 * margin(grid.geometry, grid.shape, 0, 0.0, 0.0)
+    whole = side * math.sqrt(2.0) < link
+    for c in range(first, first + cells):
+        begin, end = start[c], start[c + 1]
+        if begin == end:
+            continue
+        a = items[begin]
+        for s in range(begin + 1, end):
+            if whole:
+                union(parent, a, items[s])
+            else:
+                for s0 in range(begin, s):
+                    if linked(pos, e, items[s0], items[s], link):
+                        union(parent, items[s0], items[s])
+        for q in range(forward_cells(grid, 0, c, link)):
+            c2 = grid.near[q]
+            if start[c2] == start[c2 + 1]:
+                continue
+            if whole and find(parent, a) == find(parent, items[start[c2]]):
+                continue
+            # With whole cells, one link joins them (c2's boids are joined to its first
+            # when c2's turn comes).
+            joined = False
+            for s in range(begin, end):
+                i = items[s]
+                for s2 in range(start[c2], start[c2 + 1]):
+                    j = items[s2]
+                    if linked(pos, e, min(i, j), max(i, j), link):
+                        union(parent, i, j)
+                        joined = whole
+                        if joined:
+                            break
+                if joined:
+                    break
 
 
 @engine_kernel
@@ -218,18 +290,23 @@ def polarization(head, alive, vehicles, e):
 
 
 @engine_kernel
-def catch(before, b, state, vehicles, world, e, steps):
+def catch(before, b, state, vehicles, world, e, steps, hunters):
     """Take out of the game each boid that came within ``catch_radius`` of a predator in
-    the game during the step (swept); returns how many were caught."""
+    the game during the step (swept); returns how many were caught. ``hunters`` (int64,
+    ``(n,)``) is working space: the predators in the game."""
     pos, alive = state.position, state.alive
     n = pos.shape[1]
+    k = 0
+    for p in range(n):
+        if vehicles[p].team == PREDATOR and alive[e, p]:
+            hunters[k] = p
+            k += 1
     caught = 0
     for i in range(n):
         if not is_boid_in_game(alive, vehicles, e, i):
             continue
-        for p in range(n):
-            if vehicles[p].team != PREDATOR or not alive[e, p]:
-                continue
+        for h in range(k):
+            p = hunters[h]
             if swept_distance(before, b, pos, e, i, p) <= world.catch_radius:
                 alive[e, i] = False
                 state.capture_step[e, i] = steps
@@ -239,30 +316,94 @@ def catch(before, b, state, vehicles, world, e, steps):
 
 
 @engine_kernel
-def contacts(before, b, pos, alive, vehicles, e, touched):
+def contacts(before, b, pos, alive, vehicles, e, touched, grid):
     """Mark in ``touched`` (``(n,)`` float64: 1 touched, 0 not) each boid in the game whose
     body touched another's during the step (swept); returns ``(count, closest)``: the boids
     that touched and the least centre distance of two boids during the step (inf: fewer
-    than two)."""
+    than two). ``grid`` (a :class:`~steer_env.engine.grid.Grid`) is working space.
+
+    Up to :data:`~steer_env.engine.grid.GRID_MIN` vehicles every pair is tested; above it,
+    the pairs of nearby cells of a grid of the boids (:func:`contact_cells`), and every
+    pair again only when that cannot vouch for the least distance."""
     n = pos.shape[1]
+    found = False
     closest = np.inf
-    for i in range(n):
-        touched[i] = 0.0
-    for i in range(n):
-        if not is_boid_in_game(alive, vehicles, e, i):
-            continue
-        for j in range(i + 1, n):
-            if not is_boid_in_game(alive, vehicles, e, j):
+    if GRIDDED and n > GRID_MIN:
+        found, closest = contact_cells(before, b, pos, alive, vehicles, e, touched, grid)
+    if not found:
+        for i in range(n):
+            touched[i] = 0.0
+        closest = np.inf
+        for i in range(n):
+            if not is_boid_in_game(alive, vehicles, e, i):
                 continue
-            d = swept_distance(before, b, pos, e, i, j)
-            closest = min(closest, d)
-            if d <= vehicles[i].radius + vehicles[j].radius:
-                touched[i] = 1.0
-                touched[j] = 1.0
+            for j in range(i + 1, n):
+                if is_boid_in_game(alive, vehicles, e, j):
+                    closest = touch(before, b, pos, vehicles, e, i, j, touched, closest)
     count = 0
     for i in range(n):
         count += 1 if touched[i] > 0.0 else 0
     return count, closest
+
+
+@engine_inline_kernel
+def touch(before, b, pos, vehicles, e, i, j, touched, closest):
+    """The swept test of boids ``i < j``: marks both in ``touched`` when their bodies
+    touched; returns ``closest`` lowered to their least centre distance."""
+    d = swept_distance(before, b, pos, e, i, j)
+    if d <= vehicles[i].radius + vehicles[j].radius:
+        touched[i] = 1.0
+        touched[j] = 1.0
+    return min(closest, d)
+
+
+@engine_kernel
+def contact_cells(before, b, pos, alive, vehicles, e, touched, grid):
+    """:func:`contacts` over a grid of the boids in the game of environment ``e``, whose
+    cells are at least the distance two boids that touch can be apart after the step (the
+    sum of the largest radii plus the largest relative move), so every pair of nearby
+    cells is tested. Returns ``(found, closest)``: the least distance of the pairs tested,
+    and whether it is the least of all pairs (when it is beyond what a pair of farther
+    cells could reach, the caller tests every pair)."""
+    n = pos.shape[1]
+    radius = 0.0
+    moved = 0.0
+    for i in range(n):
+        touched[i] = 0.0
+        grid.key[i] = -1
+        if is_boid_in_game(alive, vehicles, e, i):
+            grid.key[i] = 0
+            radius = max(radius, vehicles[i].radius)
+            moved = max(
+                moved, length(pos[e, i, 0] - before[i, 0, b], pos[e, i, 1] - before[i, 1, b])
+            )
+    # The swept distance of a pair is at least their distance after the step less their
+    # relative move (at most 2 * moved).
+    reach = 2.0 * radius + 2.0 * moved
+    build(pos, e, 1, reach * (1.0 + 1e-6), 0.0, grid)
+    start, items = grid.start, grid.items
+    first = grid.shape[0, FIRST]
+    closest = np.inf
+    for c in range(first, first + grid.shape[0, NX] * grid.shape[0, NY]):
+        begin, end = start[c], start[c + 1]
+        for s in range(begin, end):
+            i = items[s]
+            for s2 in range(s + 1, end):
+                closest = touch(before, b, pos, vehicles, e, i, items[s2], touched, closest)
+        if begin == end:
+            continue
+        for q in range(forward_cells(grid, 0, c, reach)):
+            c2 = grid.near[q]
+            for s in range(begin, end):
+                i = items[s]
+                for s2 in range(start[c2], start[c2 + 1]):
+                    j = items[s2]
+                    closest = touch(
+                        before, b, pos, vehicles, e, min(i, j), max(i, j), touched, closest
+                    )
+    # Boids of cells not tested together are more than a cell apart after the step.
+    beyond = grid.geometry[0, SIZE] - 2.0 * moved - margin(grid.geometry, grid.shape, 0, 0.0, 0.0)
+    return closest <= beyond or grid.shape[0, COUNT] < 2, closest
 
 
 @engine_inline_kernel
@@ -277,13 +418,14 @@ def boids_in_game(alive, vehicles, e):
 @engine_kernel
 def settle(
     e0, m, state, active, vehicles, world, before, agent_index, draws, results, env_results,
-    dist, order,
+    work,
 ):  # fmt: skip
     """Catches, collisions, groups, episode end, rewards and the outcome of the
     environments of the block after their move (for inactive ones: zero rewards, not done,
-    and the goal distances and boids of their current state). ``dist`` and ``order`` are
-    ``(n,)`` working space."""
+    and the goal distances and boids of their current state). ``work`` is the batch's
+    :class:`~steer_env.engine.step.StepWork`."""
     pos, alive = state.position, state.alive
+    dist, order, grid = work.distance, work.order, work.grid
     k = agent_index.shape[0]
     needed = world.success_fraction * world.n_boids - 1e-9
     for b in range(m):
@@ -307,9 +449,9 @@ def settle(
         state.steps[e] += 1
         steps = state.steps[e]
         episode = state.episode[e]
-        caught = catch(before, b, state, vehicles, world, e, steps)
+        caught = catch(before, b, state, vehicles, world, e, steps, order)
         episode.caught += caught
-        collisions, closest = contacts(before, b, pos, alive, vehicles, e, dist)
+        collisions, closest = contacts(before, b, pos, alive, vehicles, e, dist, grid)
         episode.min_separation = min(episode.min_separation, closest)
         learned_left = 0
         for a in range(k):
@@ -320,8 +462,8 @@ def settle(
             res.was_caught = state.capture_step[e, i] == steps
             res.touched = alive[e, i] and dist[i] > 0.0
             learned_left += 1 if alive[e, i] else 0
-        left, largest, singles = groups(pos, alive, vehicles, world, e, False, order, dist)
-        in_goal, arrived, _ = groups(pos, alive, vehicles, world, e, True, order, dist)
+        left, largest, singles = groups(pos, alive, vehicles, world, e, False, order, dist, grid)
+        in_goal, arrived, _ = groups(pos, alive, vehicles, world, e, True, order, dist, grid)
         episode.boid_steps += left
         episode.contact_steps += collisions
         episode.isolated_steps += singles
@@ -438,7 +580,6 @@ def observe_rows(envs, state, vehicles, world, agent_index, obs, work):
     """Observations of every learned boid of environments ``envs`` into ``obs[envs]``: the
     egocentric head (:func:`~steer_env.engine.step.observe_egocentric`), the offset to the
     goal's centre in its frame, then the nearest obstacles; all clipped to [-1, 1]."""
-    dist, order = work.distance, work.order
     pos, vel, head = state.position, state.velocity, state.heading
     slots = world.observed_teammates + world.observed_opponents
     goal_at = SELF_WIDTH + OTHER_WIDTH * slots
@@ -446,8 +587,7 @@ def observe_rows(envs, state, vehicles, world, agent_index, obs, work):
     for q in range(envs.shape[0]):
         e = envs[q]
         observe_egocentric(
-            e, pos, vel, head, state.alive, state.steps, vehicles, world, agent_index, obs,
-            dist, order,
+            e, pos, vel, head, state.alive, state.steps, vehicles, world, agent_index, obs, work
         )  # fmt: skip
         for a in range(agent_index.shape[0]):
             i = agent_index[a]
@@ -535,7 +675,7 @@ def step(
     num_envs = state.position.shape[0]
     size = min(BLOCK, num_envs)
     force, before, scratch = work.force, work.before, work.strategy
-    dist, order, all_envs = work.distance, work.order, work.env_index
+    all_envs = work.env_index
     for e0 in range(0, num_envs, size):
         m = min(size, num_envs - e0)
         scripted_forces(
@@ -544,6 +684,6 @@ def step(
         move(e0, m, state, active, vehicles, world, actions, force, before)
         settle(
             e0, m, state, active, vehicles, world, before, agent_index, draws, results,
-            env_results, dist, order,
+            env_results, work,
         )  # fmt: skip
         observe_rows(all_envs[e0 : e0 + m], state, vehicles, world, agent_index, obs, work)

@@ -292,7 +292,6 @@ def observe_rows(envs, state, vehicles, world, agent_index, obs, work):
     egocentric head (:func:`~steer_env.engine.step.observe_egocentric`), then the pen and
     the flock in the dog's frame, Strömbom's target point and the nearest obstacles; all
     clipped to their bounds."""
-    dist, order = work.distance, work.order
     pos, vel, head = state.position, state.velocity, state.heading
     pen_at = SELF_WIDTH + OTHER_WIDTH * (world.observed_teammates + world.observed_opponents)
     flock_at = pen_at + PEN_WIDTH
@@ -301,8 +300,7 @@ def observe_rows(envs, state, vehicles, world, agent_index, obs, work):
     for q in range(envs.shape[0]):
         e = envs[q]
         observe_egocentric(
-            e, pos, vel, head, state.alive, state.steps, vehicles, world, agent_index, obs,
-            dist, order,
+            e, pos, vel, head, state.alive, state.steps, vehicles, world, agent_index, obs, work
         )  # fmt: skip
         cx, cy, fvx, fvy, spread, far, penned = flock_summary(e, pos, vel, vehicles, world)
         n_sheep = 0

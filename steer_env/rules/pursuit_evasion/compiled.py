@@ -219,7 +219,6 @@ def observe_rows(envs, state, vehicles, world, agent_index, obs, work):
     (float32): own velocity, walls, time, then the nearest teammates and opponents in the
     game in slots (nearest first) with presence flags; all in [-1, 1]. ``work`` is the
     batch's :class:`~steer_env.engine.step.StepWork`."""
-    dist, order = work.distance, work.order
     pos, vel, head = state.position, state.velocity, state.heading
     alive = state.alive
     for q in range(envs.shape[0]):
@@ -234,8 +233,7 @@ def observe_rows(envs, state, vehicles, world, agent_index, obs, work):
             world,
             agent_index,
             obs,
-            dist,
-            order,
+            work,
         )
     observe_obstacles(envs, state, world, agent_index, obs, work)
 
