@@ -426,6 +426,8 @@ def test_a_curriculum_trains_its_stage_then_the_tasks_configuration(tmp_path, mo
     assert [p.name for p in (run / "tb").iterdir()] == ["PPO_1"]  # one run across stages
     with np.load(run / "eval" / "evaluations.npz") as evals:
         assert list(evals["timesteps"]) == [1024, 2048]
+        # Each periodic evaluation plays 2 whole flocks: every boid's episode of each.
+        assert evals["results"].shape == evals["successes"].shape == (2, 2 * 4)
 
     # A resumed run keeps its curriculum; --no-curriculum trains the task's throughout.
     r = _train("--resume", "--name", "c", "--out", str(tmp_path), "--no-curriculum")
