@@ -43,7 +43,7 @@ from agents.evaluation.policies import (
 )
 from agents.rllib.team import LEARNED
 from agents.training import options, sb3
-from agents.training.defaults import described
+from agents.training.defaults import described, training_defaults
 from agents.training.run import (
     EVAL_SEED,
     InterruptGuard,
@@ -215,7 +215,8 @@ def train(opts: dict[str, Any], paths: RunPaths, previous: dict[str, Any], resum
     # ---- Envs: the native batched vector env; a team task, or a configuration with several
     # agents of the learned role, trains one SB3 slot per agent of that role (one policy).
     # Potential-based shaping leaves the optimal policy unchanged only when its discount is
-    # the learner's: the env is built with the algorithm's gamma.
+    # the learner's: the env is built with the algorithm's gamma, unless the task's training
+    # table gives its own (flocking pays progress per m covered, undiscounted).
     from stable_baselines3.common.vec_env import VecMonitor
 
     device = resolve_device(opts["device"], algo)
@@ -224,7 +225,8 @@ def train(opts: dict[str, Any], paths: RunPaths, previous: dict[str, Any], resum
     hp = previous.get("hyperparameters") or sb3.hyperparameters(algo, env_id, slots, total)
     progress = sb3.progress_bar(opts, PROG)
     config = dict(opts.get("config") or {})  # --set
-    env_kwargs = {"shaping_gamma": float(hp.get("gamma", 0.99)), **config}
+    task_training = training_defaults(algo, env_id).config  # the task's own for training
+    env_kwargs = {"shaping_gamma": float(hp.get("gamma", 0.99)), **task_training, **config}
     make_env, opponent, meta_extra = sb3.env_factory(opts, env_kwargs)
     n_eval = int(opts["periodic_eval_episodes"])
 

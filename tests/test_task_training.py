@@ -27,7 +27,7 @@ def test_every_task_brings_defaults_for_every_trainer():
     for name, task in REGISTRY.items():
         assert set(task.training) == set(TRAINERS), name
         for trainer, entry in task.training.items():
-            assert set(entry) == {"timesteps", "n_envs", "hyperparameters", "curriculum"}
+            assert set(entry) == {"timesteps", "n_envs", "hyperparameters", "curriculum", "config"}
             assert TRAINING_DEFAULTS[trainer, name] == TrainingDefaults(**entry)
 
 
@@ -145,3 +145,6 @@ def test_flocking_trains_half_its_budget_with_a_lighter_catch():
     assert stage == {"until": 0.5, "config": {"caught_penalty": 2.0}}
     assert FlockingConfig().caught_penalty == 8.0
     assert TRAINING_DEFAULTS["rllib-ppo", "flocking"].curriculum == ()
+    # Progress is paid per m covered, not discounted by the learner's gamma.
+    assert TRAINING_DEFAULTS["ppo", "flocking"].config == {"shaping_gamma": 1.0}
+    assert TRAINING_DEFAULTS["ppo", "pursuit"].config == {}

@@ -404,6 +404,8 @@ def test_a_curriculum_trains_its_stage_then_the_tasks_configuration(tmp_path, mo
 
         def make_env(n, seed):
             built.append((n, seed, env_kwargs.get("caught_penalty", 8.0)))
+            # Flocking pays progress undiscounted whatever the learner's gamma (its table's).
+            assert env_kwargs["shaping_gamma"] == 1.0
             return make(n, seed)
 
         return (make_env, *rest)

@@ -11,6 +11,7 @@ Imports no torch, SB3 or ray.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -43,6 +44,9 @@ class TrainingDefaults:
     curriculum: tuple[Mapping[str, Any], ...] = ()
     """Configuration stages before the task's own, as fractions of the budget
     (:func:`steer_env.tasks.training.defaults`; :func:`agents.training.sb3.curriculum`)."""
+    config: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+    """Configuration values of the training envs in place of the trainer's derived ones
+    (``shaping_gamma``; :func:`steer_env.tasks.training.defaults`)."""
 
 
 class DefaultsTable(Mapping):

@@ -350,7 +350,9 @@ class FlockingTask(TaskSpec, RewardTermInfos):
     )
     training: Mapping[str, Mapping[str, Any]] = field(
         default_factory=lambda: training.table(
-            ppo=training.defaults(24_000_000, 16, FLOCKING_PPO, FLOCKING_CURRICULUM),
+            ppo=training.defaults(
+                24_000_000, 16, FLOCKING_PPO, FLOCKING_CURRICULUM, {"shaping_gamma": 1.0}
+            ),
             sac=training.defaults(200_000, 4, training.SB3_SAC),
             rllib_ppo=training.defaults(1_000_000, 16, training.RLLIB_PPO),
         )

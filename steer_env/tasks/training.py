@@ -73,6 +73,7 @@ def defaults(
     n_envs: int,
     hyperparameters: Mapping[str, Any],
     curriculum: tuple[Mapping[str, Any], ...] = (),
+    config: Mapping[str, Any] | None = None,
 ) -> Mapping[str, Any]:
     """One trainer's entry of a task's ``training`` table: the budget of a new run, the envs
     stepped together (SB3's ``--n-envs``, RLlib's ``--envs-per-runner``) and the
@@ -83,12 +84,18 @@ def defaults(
     configuration, each ``{"until": fraction, "config": {key: value}}`` with ``fraction`` of
     the run's budget in (0, 1), increasing from stage to stage (:func:`check_curriculum`).
     The periodic evaluation and the final comparison always play the task's configuration.
-    The stable-baselines3 trainers (``train.py``) read it."""
+    The stable-baselines3 trainers (``train.py``) read it.
+
+    ``config``: configuration values of the training envs in place of those the trainer
+    derives: ``train.py`` sets ``shaping_gamma`` to the algorithm's ``gamma`` (potential-based
+    shaping then leaves the optimal policy unchanged) unless the task gives its own here or
+    the run sets one with ``--set``."""
     return {
         "timesteps": int(timesteps),
         "n_envs": int(n_envs),
         "hyperparameters": hyperparameters,
         "curriculum": check_curriculum(curriculum),
+        "config": dict(config or {}),
     }
 
 
