@@ -430,6 +430,7 @@ def test_herding_docstring_quotes_the_calibration_sweep():
         "pursuit_obstacles_ppo",
         "evasion_obstacles_ppo",
         "herding_obstacles_ppo",
+        "flocking_16boids_ppo",
     ],
 )
 def test_models_readme_training_figures_are_the_runs(name):
@@ -692,3 +693,44 @@ def test_readme_and_guide_obstacle_figures_are_the_comparisons():
     assert f"captures {pct(blind['classic']['success_rate'])}" in guide
     assert f"captures {pct(blind['learned']['success_rate'])}" in guide
     assert f"({pct(pursuit['trained_empty']['agents']['learned']['success_rate'])} against" in guide
+
+
+FLOCKS = (
+    (
+        "agents/models/flocking_16boids_ppo.json",
+        "agents/models/flocking_16boids_ppo_comparison.json",
+    ),
+    (
+        "benchmarks/train_runs/flocking_seed1.json",
+        "benchmarks/train_runs/flocking_seed1_comparison.json",
+    ),
+    (
+        "benchmarks/train_runs/flocking_seed2.json",
+        "benchmarks/train_runs/flocking_seed2_comparison.json",
+    ),
+)
+
+
+def test_three_learned_flocks_beat_the_best_classic_flock_as_the_page_says():
+    """Each of the three default runs (seeds 0, 1, 2) arrives more often than the dithered
+    flock (paired interval above 0) and collides less (intervals apart) on the same 1,000
+    held-out episodes, and the flocking page quotes those figures."""
+    text = " ".join(page("envs/flocking.md").split())
+    for seed, (config, comparison) in enumerate(FLOCKS):
+        run, data = read(config), read(comparison)
+        assert run["options"]["seed"] == seed and run["options"]["config"] == {"n_learned": -1}
+        assert run["options"]["curriculum"] == [
+            {"until": 12_000_000, "config": {"caught_penalty": 2.0}}
+        ]
+        assert data["episodes"] == 1000 and data["seed"] == 1_000_000
+        assert run["comparison"]["paired_vs_learned"] == data["paired_vs_learned"]
+        paired = data["paired_vs_learned"]["dithered"]
+        assert paired["success_diff_ci95"][0] > 0
+        learned = data["agents"]["learned"]["outcomes"]["collision_rate"]
+        dithered = data["agents"]["dithered"]["outcomes"]["collision_rate"]
+        assert learned["ci95"][1] < dithered["ci95"][0]
+        assert f"{100 * data['agents']['learned']['success_rate']:.1f}%" in text
+        low, high = (100 * x for x in paired["success_diff_ci95"])
+        assert f"{100 * paired['success_diff']:.1f} [{low:.1f}, {high:.1f}]" in text
+        low, high = learned["ci95"]
+        assert f"{learned['mean']:.1f} [{low:.1f}, {high:.1f}]" in text

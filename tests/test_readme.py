@@ -118,7 +118,7 @@ def _ci(ci: list[float], sign: bool = False) -> str:
 def test_readme_task_table_is_the_shipped_comparisons():
     """The learned-vs-classic column is the shipped models' ``comparison.json``."""
     models = ROOT / "agents" / "models"
-    for name in ("pursuit_ppo", "evasion_ppo", "herding_ppo", "crowd_ppo"):
+    for name in ("pursuit_ppo", "evasion_ppo", "herding_ppo", "crowd_ppo", "flocking_16boids_ppo"):
         data = json.loads((models / f"{name}_comparison.json").read_text())
         # The classic baseline: the first scripted agent of the comparison.
         first = next(key for key in data["agents"] if key != "learned")
