@@ -27,7 +27,7 @@ HTML = ROOT / "docs" / "_build" / "html"
 BACKGROUND = np.array([18, 20, 27])
 WINDOW = (1200, 1300)
 #: The environment pages and the top card's Gymnasium id or PettingZoo module.
-ENV_PAGES = ("pursuit", "evasion", "team_pursuit", "herding", "crowd")
+ENV_PAGES = ("pursuit", "evasion", "team_pursuit", "herding", "crowd", "flocking")
 
 
 def screenshot(browser: str, page: Path, out: Path) -> np.ndarray:
