@@ -146,5 +146,6 @@ def test_flocking_trains_half_its_budget_with_a_lighter_catch():
     assert FlockingConfig().caught_penalty == 8.0
     assert TRAINING_DEFAULTS["rllib-ppo", "flocking"].curriculum == ()
     # Progress is paid per m covered, not discounted by the learner's gamma.
-    assert TRAINING_DEFAULTS["ppo", "flocking"].config == {"shaping_gamma": 1.0}
+    for trainer in ("ppo", "sac"):
+        assert TRAINING_DEFAULTS[trainer, "flocking"].config == {"shaping_gamma": 1.0}
     assert TRAINING_DEFAULTS["ppo", "pursuit"].config == {}

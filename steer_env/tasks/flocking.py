@@ -351,9 +351,9 @@ class FlockingTask(TaskSpec, RewardTermInfos):
     training: Mapping[str, Mapping[str, Any]] = field(
         default_factory=lambda: training.table(
             ppo=training.defaults(
-                24_000_000, 16, FLOCKING_PPO, FLOCKING_CURRICULUM, {"shaping_gamma": 1.0}
+                24_000_000, 16, FLOCKING_PPO, FLOCKING_CURRICULUM, FLOCKING_TRAINING_CONFIG
             ),
-            sac=training.defaults(200_000, 4, training.SB3_SAC),
+            sac=training.defaults(200_000, 4, training.SB3_SAC, config=FLOCKING_TRAINING_CONFIG),
             rllib_ppo=training.defaults(1_000_000, 16, training.RLLIB_PPO),
         )
     )
@@ -481,5 +481,8 @@ FLOCKING_PPO: Mapping[str, Any] = {
 #: fully from the start learns to scatter from the predator before it learns to travel, and
 #: stays short of the goal; one that has learned to travel first then learns to keep clear.
 FLOCKING_CURRICULUM = ({"until": 0.5, "config": {"caught_penalty": 2.0}},)
+#: Progress is paid per m covered whatever the learner's discount (the config's
+#: ``shaping_gamma`` 1), so the SB3 trainers keep it instead of setting their gamma.
+FLOCKING_TRAINING_CONFIG = {"shaping_gamma": 1.0}
 
 FLOCKING = register(FlockingTask(default_config=FlockingConfig()))
