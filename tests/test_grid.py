@@ -138,7 +138,7 @@ def test_the_observed_slots_are_the_nearest_in_the_game_ties_to_the_lower_index(
     obs = batch.observe()[0]
     team = batch.vehicles["team"]
     pos, vel, head = state.position[0], state.velocity[0], state.heading[0]
-    diag = batch.world.arena_size * np.sqrt(2.0)
+    near = batch.world.observation_range
     k_boids, k_predators = batch.world.observed_teammates, batch.world.observed_opponents
     for a, i in enumerate(batch.agent_index):
         base = SELF_WIDTH
@@ -152,8 +152,10 @@ def test_the_observed_slots_are_the_nearest_in_the_game_ties_to_the_lower_index(
             )
             offset = pos[nearest] - pos[i]
             h = head[i]
-            forward = np.clip((offset @ h) / diag, -1, 1)
-            side = np.clip((offset[:, 1] * h[0] - offset[:, 0] * h[1]) / diag, -1, 1)
+            # Slot positions are in the near field: offset / (observation_range + distance).
+            scale = near + _distance(offset[:, 0], offset[:, 1])
+            forward = (offset @ h) / scale
+            side = (offset[:, 1] * h[0] - offset[:, 0] * h[1]) / scale
             np.testing.assert_allclose(rows[: len(nearest), 0], forward, atol=1e-6)
             np.testing.assert_allclose(rows[: len(nearest), 1], side, atol=1e-6)
             moving = (vel[nearest] - vel[i]) @ h / batch.vehicles["speed_scale"][i]
