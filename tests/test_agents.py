@@ -6,12 +6,14 @@ import zipfile
 import gymnasium as gym
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import steer_env  # noqa: F401
 from agents.evaluation import policies, stats
 from agents.evaluation.compare import play_episodes
 from agents.evaluation.policies import PolicyLoadError, UsageError, load_policy
-from agents.evaluation.scripted import ScriptedPolicy
+from agents.evaluation.scripted import ScriptedPolicy, agent_keys
 
 PURSUIT, EVASION = "steer_env/Pursuit-v0", "steer_env/Evasion-v0"
 HERDING = "steer_env/Herding-v0"
@@ -108,6 +110,30 @@ def test_scripted_acts_from_the_observation_alone(env_id, name):
     order = rng.permutation(8)
     shuffled, _ = ScriptedPolicy(env_id, name, seed=5).predict(obs[order])
     np.testing.assert_allclose(shuffled, first[order], atol=1e-6)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    seed=st.integers(0, 2**64 - 1),
+    envs=st.integers(1, 40),
+    agents=st.integers(1, 300),
+    data=st.data(),
+)
+def test_scripted_streams_depend_on_the_episode_and_agent_only(seed, envs, agents, data):
+    """Agent ``a`` of environment ``e`` of a policy seeded ``seed`` draws from the stream
+    of agent ``a`` of a one-environment policy seeded ``seed + e`` (whatever the batch and
+    the environment's place in it); every stream of a batch is its own; one agent per
+    environment draws from the seed's own key."""
+    from steer_env.envs import streams
+
+    keys = agent_keys(seed, envs, agents)
+    assert keys.shape == (envs, agents) and keys.dtype == np.uint64
+    e = data.draw(st.integers(0, envs - 1))
+    np.testing.assert_array_equal(keys[e], agent_keys((seed + e) % 2**64, 1, agents)[0])
+    assert len(np.unique(keys)) == keys.size
+    np.testing.assert_array_equal(
+        keys[:, 0], [streams.key_from_seed((seed + i) % 2**64)[0] for i in range(envs)]
+    )
 
 
 @pytest.mark.parametrize("name", ["strombom", "driver", "flanks"])

@@ -89,6 +89,44 @@ def test_episodes_are_paired_by_seed(monkeypatch):
         assert steps == batched.length[k]
 
 
+@pytest.mark.parametrize(
+    "env_id,env_kwargs,agent",
+    [
+        (EVASION, None, "classic"),  # wanders: two draws a step
+        ("steer_env/Flocking-v0", {"n_learned": -1, "n_predators": 1}, "dithered"),
+    ],
+)
+def test_a_random_scripted_agent_plays_each_seed_alike_in_comparisons_and_renders(
+    monkeypatch, env_id, env_kwargs, agent
+):
+    """A scripted agent that draws random numbers (the classic evader's wander, the
+    dithered flock's dice; every boid of the flock) plays the episode of seed ``s`` alike
+    in a comparison's batch, whatever the batch and the episode's place in it, and in the
+    rendered episode of seed ``s``."""
+    from agents.evaluation import episodes, shared
+    from agents.evaluation.policies import make_scripted
+
+    monkeypatch.setattr(compare, "MAX_BATCH", 3)
+    base, n = 1000, 4
+    if env_kwargs:
+
+        def policy_fn(env, batch_seed):
+            return shared.scripted_team(agent, env_id, env.config, batch_seed)
+    else:
+
+        def policy_fn(env, batch_seed):
+            return make_scripted(agent, env, seed=batch_seed)
+
+    batched = play_episodes(env_id, policy_fn, n, base, env_kwargs)
+    for k in range(n):
+        ep = episodes.play_episode(env_id, agent, base + k, env_kwargs=env_kwargs)
+        assert ep.steps == batched.length[k], k
+        assert ep.success == batched.success[k], k
+        assert (ep.capture_step if ep.capture_step is not None else -1) == batched.capture_step[
+            k
+        ], k
+
+
 def test_run_comparison_writes_files(tmp_path):
     from agents.evaluation.policies import load_policy
 

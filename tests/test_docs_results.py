@@ -448,12 +448,13 @@ def test_models_readme_training_figures_are_the_runs(name):
 
 
 # ------------------------------------------------------------------ the GIFs' captions
-def _episode_time(env_id: str, agent: str, seed: int) -> str | None:
+def _episode_time(env_id: str, agent: str, seed: int, env_kwargs: dict | None = None) -> str | None:
     """When the event of the episode that ``python -m agents.render --env ... --agent
     AGENT --seed SEED`` draws happens (``None`` without it), as the pages write it."""
     from agents.evaluation.episodes import play_episode
 
-    ep = play_episode(env_id, agent, seed, render_mode=None)
+    render_mode = "rgb_array" if env_kwargs else None  # several agents: drawn to a file
+    ep = play_episode(env_id, agent, seed, render_mode=render_mode, env_kwargs=env_kwargs)
     return None if ep.capture_step is None else f"{ep.capture_step * ep.dt:.1f} s"
 
 
@@ -490,6 +491,14 @@ def test_gif_captions_are_their_episodes():
     arrived = _episode_time(crowd, "learned", 1000002)
     assert f"The shipped PPO robot (left) reaches its goal at {arrived}" in page("envs/crowd.md")
     assert "--side-by-side --seed 1000002 " in page("envs/crowd.md")
+    flock, every_boid = "steer_env/Flocking-v0", {"n_learned": -1}
+    learned = _episode_time(flock, "learned", 1000002, every_boid)
+    dithered = _episode_time(flock, "classic", 1000002, every_boid)
+    assert (
+        f"arrives together at {learned}; the calibrated classic flock (right, Reynolds' boid "
+        f"under Buckland's dithering) at {dithered}, on seed 1000002" in page("envs/flocking.md")
+    )
+    assert "--set n_learned=-1 --seed 1000002 " in page("envs/flocking.md")
 
 
 @pytest.mark.slow

@@ -71,6 +71,25 @@ def test_escape_stops_watching(shown):
     assert len(shown.record) == 2
 
 
+def test_watched_episodes_of_a_random_scripted_agent_are_the_rendered_ones(shown):
+    """The classic evader wanders (random draws): each watched episode ``k`` is the
+    episode of seed ``seed + k`` that a render or a comparison plays."""
+    from agents.evaluation.episodes import play_episode
+
+    kwargs = {"time_limit": 120}
+    eps = watch_episodes(
+        "steer_env/Evasion-v0", "classic", 40, episodes=3, env_kwargs=kwargs, speed=1e4,
+        hold_s=0.0,
+    )  # fmt: skip
+    for k, ep in enumerate(eps):
+        alone = play_episode("steer_env/Evasion-v0", "classic", 40 + k, env_kwargs=kwargs)
+        assert (ep.steps, ep.success, ep.capture_step) == (
+            alone.steps,
+            alone.success,
+            alone.capture_step,
+        ), k
+
+
 def test_watch_a_team_match(shown):
     lines = watch_team_episodes(
         "cooperative", "flow", 0, episodes=1, speed=50.0, config={"time_limit": 3}, hold_s=0.0

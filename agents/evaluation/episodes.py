@@ -19,6 +19,7 @@ from agents.evaluation.policies import (
     LearnedPolicy,
     UsageError,
     agent_label,
+    canonical_agent,
     load_policy,
     make_policy,
 )
@@ -246,6 +247,10 @@ def watch_episodes(
         window = LiveWindow(f"steer-env: {label} on {task.name}", speed / cfg.dt)
         pg = window.pygame
         for k in range(episodes):
+            if k > 0 and canonical_agent(agent, env_id) != "learned":
+                # A scripted agent's random streams start from each episode's seed, as in
+                # the comparisons and the rendered episodes.
+                policy = make_policy(agent, env, env_id, seed=seed + k)
             obs, info = env.reset(seed=seed + k)
             reward = episode_return = 0.0
             steps = 0

@@ -11,9 +11,17 @@ wall offsets, the observed vehicles from their slots;
 :meth:`steer_env.engine.batch.Batch.load_observations`), runs the very strategy the envs'
 scripted opponents run through the engine's compiled strategy stage, and returns the force
 in its own frame in units of its max force. Strategies that wander keep their wander
-target and a random stream per batch row (seeded by ``seed + row``); the target restarts
-at the start of each episode (``episode_start``, or an observation whose time feature
-reads the first step).
+target and a random stream per agent of each environment of the batch; the target
+restarts at the start of each episode (``episode_start``, or an observation whose time
+feature reads the first step).
+
+Observations ``(E, obs_dim)`` are one agent in each of ``E`` environments, ``(E, k,
+obs_dim)`` ``k`` agents in each (a shared policy's batch). Agent ``a`` of environment ``e``
+draws from the stream of seed ``seed + e`` and agent ``a`` (:func:`agent_keys`), so an
+episode played from seed ``s`` by a policy seeded ``s`` in a batch of one is the episode
+played by environment ``e`` of a batch whose environment ``e`` starts from ``s`` and
+whose policy is seeded ``s - e``: the same episode in the comparisons as in the rendered
+ones, in any batch size.
 """
 
 from __future__ import annotations
@@ -46,13 +54,16 @@ class ScriptedPolicy:
         config: the env configuration the observations come from (a :class:`TaskConfig` or
             ``gym.make`` keyword arguments; a team task's ``TeamConfig`` or keyword
             arguments); the task's defaults when omitted.
-        seed: seeds the wander streams (row ``i`` uses ``seed + i``); ``None`` draws one
-            from the OS.
+        seed: seeds the wander streams (environment ``e`` of a batch uses ``seed + e``,
+            :func:`agent_keys`); ``None`` draws one from the OS.
         role: a team task's role (``"pursuer"``/``"evader"``); inferred from ``name``.
     """
 
     #: Keeps the policy's streams apart from the env's, which are keyed from the same seeds.
     _SALT = np.uint64(0xC1A551CE7A5E5EED)
+    #: ``predict`` reads observations ``(E, k, obs_dim)`` as ``k`` agents of ``E``
+    #: environments (:class:`agents.evaluation.shared.EveryAgent` passes them so).
+    agent_axis = True
 
     def __init__(
         self,
@@ -65,7 +76,7 @@ class ScriptedPolicy:
         if seed is None:
             seed = int(np.random.default_rng().integers(2**63))
         self.seed = int(seed)
-        self._views: dict[int, Batch] = {}
+        self._views: dict[tuple[int, int], Batch] = {}
         # A task whose baselines are its own policies (herding's dogs) plays them directly.
         self._own: Any = None
         team_task = _team_task(task)
@@ -127,19 +138,17 @@ class ScriptedPolicy:
         """Position of the elapsed-time feature in the observation (the task's table)."""
         return self._world.rules.FEATURES.position(self._world, "self", "time")
 
-    def _view(self, rows: int) -> Batch:
-        """A batch of ``rows`` environments to rebuild observations into (kept per size, so
-        wander state carries over between calls with the same batch shape)."""
-        view = self._views.get(rows)
+    def _view(self, envs: int, agents: int = 1) -> Batch:
+        """A batch of ``envs * agents`` rows (agent ``a`` of environment ``e`` at row
+        ``e * agents + a``) to rebuild observations into (kept per shape, so wander state
+        carries over between calls with the same batch shape)."""
+        view = self._views.get((envs, agents))
         if view is None:
-            view = Batch(self._roster, self._world, rows)
-            keys = streams.key_from_seed(
-                np.arange(rows, dtype=np.uint64) + np.uint64(self.seed % 2**64)
-            )
-            view.state.key[:] = keys ^ self._SALT
+            view = Batch(self._roster, self._world, envs * agents)
+            view.state.key[:] = agent_keys(self.seed, envs, agents).reshape(-1) ^ self._SALT
             view.state.counter[:] = 0
             view.state.wander[:, 0] = (self.strategy.wander_radius(), 0.0)
-            self._views[rows] = view
+            self._views[envs, agents] = view
         return view
 
     def predict(
@@ -149,8 +158,10 @@ class ScriptedPolicy:
         episode_start: NDArray[np.bool_] | None = None,
         deterministic: bool = True,
     ) -> tuple[NDArray[np.float32], None]:
-        """SB3's policy interface: one action per observation row (``(obs_dim,)`` or
-        ``(..., obs_dim)`` in, ``(2,)`` or ``(..., 2)`` out)."""
+        """SB3's policy interface: one action per observation row (``(obs_dim,)``,
+        ``(E, obs_dim)`` or ``(E, k, ..., obs_dim)`` in, ``(2,)``, ``(E, 2)`` or
+        ``(E, k, ..., 2)`` out; the axes after the first are the agents of each
+        environment)."""
         if self._own is not None:
             return self._own.predict(observation, state, episode_start, deterministic)
         obs = np.asarray(observation, dtype=np.float64)
@@ -162,7 +173,8 @@ class ScriptedPolicy:
             )
         lead = obs.shape[:-1]
         flat = obs.reshape(-1, self.obs_dim)
-        view = self._view(flat.shape[0])
+        envs = lead[0] if lead else 1
+        view = self._view(envs, flat.shape[0] // envs if envs else 1)
         starting = flat[:, self._time_index] <= -1.0  # the time feature of the first step
         if episode_start is not None:
             starting = starting | np.asarray(episode_start, dtype=bool).reshape(-1)
@@ -174,6 +186,25 @@ class ScriptedPolicy:
         max_force = view.vehicles["max_force"][0]
         action = np.clip(vecmath.vector_to_local(force, heading) / max_force, -1.0, 1.0)
         return action.astype(np.float32).reshape(*lead, 2), None
+
+
+#: Puts the agents' own key parts (:func:`agent_keys`) apart from the keys of seeds.
+_AGENT_SALT = np.uint64(0xA6E47A6E47A6E47A)
+
+
+def agent_keys(seed: int, envs: int, agents: int) -> np.ndarray:
+    """The stream keys ``(envs, agents)`` of a scripted policy seeded ``seed``: agent ``a``
+    of environment ``e`` gets :func:`~steer_env.envs.streams.key_from_seed` of
+    ``seed + e`` (modulo ``2**64``), XOR-ed for ``a > 0`` with a part of its own (the same
+    in every environment: the key of the key of ``a ^ _AGENT_SALT``, so no XOR of two
+    seeds' keys gives it). Agent 0's part is zero: one agent per environment draws from
+    ``seed + e``'s stream."""
+    keys = streams.key_from_seed(np.arange(envs, dtype=np.uint64) + np.uint64(seed % 2**64))
+    own = streams.key_from_seed(
+        streams.key_from_seed(np.arange(agents, dtype=np.uint64) ^ _AGENT_SALT)
+    )
+    own[0] = 0
+    return keys[:, None] ^ own[None, :]
 
 
 def _team_task(task: Any) -> Any:

@@ -138,7 +138,9 @@ SINGLE = "single"
 class EveryAgent:
     """The policy ``policy`` acting for every agent of a batch: ``predict`` takes
     observations ``(E, k, obs_dim)`` and returns actions ``(E, k, 2)``, each agent's from
-    its own observation row (parameter sharing)."""
+    its own observation row (parameter sharing). A policy whose ``agent_axis`` is true
+    (:class:`~agents.evaluation.scripted.ScriptedPolicy`, whose random streams are per
+    environment and agent) gets the observations as they are; others one row per agent."""
 
     def __init__(self, policy: Any) -> None:
         self.policy = policy
@@ -151,7 +153,8 @@ class EveryAgent:
         deterministic: bool = True,
     ) -> tuple[NDArray[np.float32], None]:
         obs = np.asarray(observation)
-        action, _ = self.policy.predict(obs.reshape(-1, obs.shape[-1]), deterministic=deterministic)
+        rows = obs if getattr(self.policy, "agent_axis", False) else obs.reshape(-1, obs.shape[-1])
+        action, _ = self.policy.predict(rows, deterministic=deterministic)
         return np.asarray(action, dtype=np.float32).reshape(*obs.shape[:-1], 2), None
 
 
