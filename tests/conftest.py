@@ -77,6 +77,7 @@ SLOW_TESTS: tuple[str, ...] = (
     "test_gallery.py::test_cli_user_mistakes_give_one_line_errors",
     "test_gallery.py::test_cli_writes_a_decodable_gif",
     "test_packaging.py::test_benchmark_help_names_each_option_by_its_own_name",
+    "test_render_live.py::test_watched_episodes_of_a_random_scripted_agent_are_the_rendered_ones",
     "test_physics.py::test_vehicles_step_matches_integrate_and_broadcasts_a_single_force",
     "test_stats.py::test_paired_success_interval_keeps_its_coverage_at_n10",
     "test_stats.py::test_paired_t_interval_on_binary_data_undercovers_at_n10",

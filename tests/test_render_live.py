@@ -82,7 +82,9 @@ def test_watched_episodes_of_a_random_scripted_agent_are_the_rendered_ones(shown
         hold_s=0.0,
     )  # fmt: skip
     for k, ep in enumerate(eps):
-        alone = play_episode("steer_env/Evasion-v0", "classic", 40 + k, env_kwargs=kwargs)
+        alone = play_episode(
+            "steer_env/Evasion-v0", "classic", 40 + k, render_mode=None, env_kwargs=kwargs
+        )
         assert (ep.steps, ep.success, ep.capture_step) == (
             alone.steps,
             alone.success,
