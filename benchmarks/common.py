@@ -85,6 +85,16 @@ def steps_for(per_step_s: float, target_s: float, lo: int, hi: int) -> int:
     return int(min(hi, max(lo, round(target_s / per_step_s))))
 
 
+def without_log_folder(model: Any) -> Any:
+    """``model`` (stable-baselines3) with a logger that writes nothing: without one its
+    ``learn`` makes a new ``SB3-<time>`` folder in the system's temp directory (it has no
+    tensorboard folder) that nothing is written to."""
+    from stable_baselines3.common.logger import Logger
+
+    model.set_logger(Logger(folder=None, output_formats=[]))
+    return model
+
+
 def time_once(fn: Callable[[], Any]) -> float:
     t0 = time.perf_counter()
     fn()

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks.common import Row, steps_for
+from benchmarks.common import Row, steps_for, without_log_folder
 
 ENVS = {"Pursuit": "steer_env/Pursuit-v0", "Evasion": "steer_env/Evasion-v0"}
 
@@ -343,6 +343,7 @@ def timed_learn(model: Any, timesteps: int) -> tuple[float, float, float]:
                 spent[_p] += time.perf_counter() - t0
 
         setattr(model, attr, timed)
+    without_log_folder(model)
     t0 = time.perf_counter()
     model.learn(total_timesteps=timesteps)
     elapsed = time.perf_counter() - t0

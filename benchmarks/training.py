@@ -187,11 +187,13 @@ def train_and_watch(
     from stable_baselines3.common.callbacks import BaseCallback
 
     from agents.training import sb3
+    from benchmarks.common import without_log_folder
 
     sb3.seed_everything(seed)
     env_kwargs = {"shaping_gamma": float(hp.get("gamma", 0.99))}
     venv = _make_env(env_id, adapter, n_envs, seed, env_kwargs)
     model = PPO("MlpPolicy", venv, seed=seed, device="cpu", verbose=0, **sb3.model_kwargs(hp))
+    without_log_folder(model)
     curve: list[dict[str, float]] = []
     clock = {"spent": 0.0, "since": 0.0}
 

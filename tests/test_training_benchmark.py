@@ -5,6 +5,7 @@ run for real at a tiny budget."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -17,13 +18,16 @@ ROOT = Path(__file__).resolve().parents[1]
 HINT = 'ray not installed (pip install "steer-env[rllib]")'
 
 
-def _run(*args: str) -> subprocess.CompletedProcess:
+def _run(*args: str, temp: Path | None = None) -> subprocess.CompletedProcess:
+    """The command; ``temp``: its system temp directory (``TMPDIR``)."""
+    env = {**os.environ, "TMPDIR": str(temp)} if temp is not None else None
     return subprocess.run(
         [sys.executable, "-m", "benchmarks.training", *args],
         cwd=ROOT,
         capture_output=True,
         text=True,
         timeout=600,
+        env=env,
     )
 
 
@@ -56,10 +60,15 @@ def test_the_search_starts_from_train_py_s_default_and_repeats_no_configuration(
 
 def test_time_to_threshold_trains_both_adapters_and_writes_the_curves(tmp_path):
     out = tmp_path / "training.json"
+    temp = tmp_path / "temp"
+    temp.mkdir()
     proc = _run(
-        "--timesteps", "8192", "--episodes", "20", "--eval-every", "4096", "--json", str(out)
+        "--timesteps", "8192", "--episodes", "20", "--eval-every", "4096", "--json", str(out),
+        temp=temp,
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr[-3000:]
+    # The models log nowhere: no stable-baselines3 log folder is left in the temp directory.
+    assert not list(temp.glob("SB3-*"))
     result = json.loads(out.read_text())
     assert result["command"].startswith("python -m benchmarks.training --timesteps 8192")
     runs = {r["adapter"]: r for r in result["runs"]}
