@@ -546,14 +546,20 @@ def obstacle_avoidance(
     against 1 for seek): with equal weights a seek towards a target behind the obstacle
     outweighs the faded push and the vehicle grazes into the obstacle.
     """
-    centers = _c(np.asarray(obstacle_center, dtype=np.float64).reshape(-1, 2))
-    radii = _c(np.asarray(obstacle_radius, dtype=np.float64).reshape(-1))
+    centers = np.asarray(obstacle_center, dtype=np.float64).reshape(-1, 2)
+    radii = np.asarray(obstacle_radius, dtype=np.float64).reshape(-1)
+    if radii.shape[0] != centers.shape[0]:
+        raise ValueError(
+            f"obstacle_radius must have one radius per obstacle_center ({centers.shape[0]}), "
+            f"got {radii.shape[0]}"
+        )
+    circles = np.column_stack((centers, radii))
     lead, n, (p, v, h, ms, r) = rows(
         (position, 1), (velocity, 1), (heading, 1), (max_speed, 0), (radius, 0)
     )
     buf, out = vectors_out(lead, n)
     LOOPS.obstacle_avoidance(
-        p, v, h, ms, r, centers, radii, float(min_detection_length), float(braking_weight), buf
+        p, v, h, ms, r, circles, float(min_detection_length), float(braking_weight), buf
     )
     return out
 

@@ -510,6 +510,12 @@ def test_obstacle_avoidance_hand_cases():
     np.testing.assert_array_equal(f, [[0.0, 0.0]])
 
 
+def test_obstacle_avoidance_needs_one_radius_per_centre():
+    p, v, h = [[0.0, 0.0]], [[1.0, 0.0]], [[1.0, 0.0]]
+    with pytest.raises(ValueError, match=r"one radius per obstacle_center \(2\), got 1"):
+        behaviors.obstacle_avoidance(p, v, h, 1.0, 0.5, [[3.0, 0.5], [5.0, 0.0]], [1.0], 4.0)
+
+
 @pytest.mark.parametrize(
     ("max_speed", "max_force", "mass", "dt"),
     [(2.0, 1.5, 1.0, 0.05), (1.5, 6.0, 0.5, 0.02), (1.75, 10.0, 0.4, 0.05)],

@@ -19,7 +19,9 @@ from __future__ import annotations
 
 import math
 
-from steer_env.core.jit import inline_kernel, kernel
+import numpy as np
+
+from steer_env.core.jit import flat_rows, inline_kernel, kernel
 from steer_env.core.options import PREDICTION_SEED, SEPARATION_BUCKLAND, WANDER_OFFSET
 from steer_env.core.vecmath import (
     TINY,
@@ -385,30 +387,43 @@ def wall_avoidance(
 
 @kernel
 def obstacle_avoidance(
-    px, py, vx, vy, hx, hy, max_speed, radius, centers, radii, min_detection_length,
-    braking_weight,
+    px, py, vx, vy, hx, hy, max_speed, radius, circles, min_detection_length, braking_weight
 ):  # fmt: skip
-    """Buckland's detection box against circular obstacles (``centers`` ``(M, 2)``, ``radii``
-    ``(M,)``): box length ``L = min_detection_length * (1 + speed / max_speed)``; of the
-    obstacles whose radius grown by ``radius`` crosses the box, the one whose boundary is
-    nearest along the heading, at local ``(x, y)`` with grown radius ``R``, gives the local
-    force ``(-braking_weight * speed * clip((L - (x - R)) / L, 0, 1),
-    -sign(y) * max_speed * (R - |y|) / R * (1 + max(L - x, 0) / L))`` (dead ahead: +side)."""
+    """Buckland's detection box against circular obstacles (``circles``: a C-contiguous
+    ``(M, 3)`` table of rows ``(x, y, r)``; radius 0: an empty row): box length
+    ``L = min_detection_length * (1 + speed / max_speed)``; of the obstacles whose radius
+    grown by ``radius`` crosses the box, the one whose boundary is nearest along the
+    heading (ties: the first row), at local ``(x, y)`` with grown radius ``R``, gives the
+    local force ``(-braking_weight * speed * clip((L - (x - R)) / L, 0, 1),
+    -sign(y) * max_speed * (R - |y|) / R * (1 + max(L - x, 0) / L))`` (dead ahead: +side).
+
+    Two passes over each run of 64 rows: the box test of every row into a bit mask (no
+    branch, over the table's :func:`~steer_env.core.jit.flat_rows`, so it runs as vector
+    code), then the rows whose bit is set (most obstacles miss the box)."""
     speed = length(vx, vy)
     box = min_detection_length * (1.0 + speed / max_speed)
+    table = flat_rows(circles)
     best = math.inf
     ox = 0.0
     oy = 0.0
     orad = 0.0
     found = False
-    for k in range(radii.shape[0]):
-        r = radii[k]  # 0: an empty row of an obstacle table
-        grown = r + radius
-        lx, ly = to_local(centers[k, 0] - px, centers[k, 1] - py, hx, hy)
-        # The box test without a branch per condition (bitwise &): most obstacles miss the
-        # box, so the one branch left is rarely taken and predicted well.
-        crosses = (r > 0.0) & (lx + grown >= 0.0) & (lx - grown <= box) & (abs(ly) < grown)
-        if crosses:
+    for first in range(0, circles.shape[0], 64):
+        last = min(first + 64, circles.shape[0])
+        crossing = np.uint64(0)
+        for k in range(first, last):
+            r = table[3 * k + 2]
+            grown = r + radius
+            lx, ly = to_local(table[3 * k] - px, table[3 * k + 1] - py, hx, hy)
+            crosses = (r > 0.0) & (lx + grown >= 0.0) & (lx - grown <= box) & (abs(ly) < grown)
+            crossing |= np.uint64(crosses) << np.uint64(k - first)
+        if crossing == 0:
+            continue
+        for k in range(first, last):
+            if not (crossing >> np.uint64(k - first)) & np.uint64(1):
+                continue
+            grown = table[3 * k + 2] + radius
+            lx, ly = to_local(table[3 * k] - px, table[3 * k + 1] - py, hx, hy)
             half_chord = math.sqrt(max(grown * grown - ly * ly, 0.0))
             near_x = lx - half_chord if lx - half_chord > 0.0 else lx + half_chord
             if not found or near_x < best:

@@ -329,13 +329,13 @@ def wall_avoidance(p, v, h, ms, bounds, feeler_length, side_angle, side_scale, o
 
 
 @kernel
-def obstacle_avoidance(p, v, h, ms, radius, centers, radii, min_length, braking, out):
+def obstacle_avoidance(p, v, h, ms, radius, circles, min_length, braking, out):
     sp, sv, sh, sm, sr = _s(p), _s(v), _s(h), _s(ms), _s(radius)
     for i in range(out.shape[0]):
         a, b, c = i * sp, i * sv, i * sh
         out[i, 0], out[i, 1] = cb.obstacle_avoidance(
             p[a, 0], p[a, 1], v[b, 0], v[b, 1], h[c, 0], h[c, 1], ms[i * sm], radius[i * sr],
-            centers, radii, min_length, braking,
+            circles, min_length, braking,
         )  # fmt: skip
 
 

@@ -10,13 +10,26 @@ from __future__ import annotations
 
 import math
 
-from steer_env.core.jit import kernel
+from steer_env.core.jit import inline_kernel, kernel
 
 #: Lengths below this are treated as zero when dividing by a length.
 TINY = 1e-12
 # Sums of squares outside [SQ_MIN, SQ_MAX] may have lost precision to underflow or overflow.
 SQ_MIN = 1e-290
 SQ_MAX = 1e300
+
+
+@inline_kernel
+def squared_length(x: float, y: float) -> float:
+    """``x*x + y*y``: the sum of squares of :func:`length`'s fast path."""
+    return x * x + y * y
+
+
+@inline_kernel
+def root_is_length(s: float) -> bool:
+    """Whether ``sqrt(s)`` of a :func:`squared_length` ``s`` is the :func:`length` (``s``
+    in ``[SQ_MIN, SQ_MAX]``, where no square underflowed or overflowed)."""
+    return (s >= SQ_MIN) & (s <= SQ_MAX)
 
 
 @kernel
@@ -30,9 +43,11 @@ def length(x: float, y: float) -> float:
     infinite component gives ``inf``.
 
     The rare path has no call and no early return, so the compiler can still vectorise a
-    loop over vectors that calls this (it then computes both paths and selects)."""
-    s = x * x + y * y
-    if SQ_MIN <= s <= SQ_MAX:
+    loop over vectors that calls this (it then computes both paths and selects). A loop
+    that needs only the fast path's speed takes :func:`squared_length` and
+    :func:`root_is_length` itself, and comes back here when one sum is out of range."""
+    s = squared_length(x, y)
+    if root_is_length(s):
         return math.sqrt(s)
     ax = abs(x)
     ay = abs(y)

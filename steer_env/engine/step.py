@@ -33,10 +33,17 @@ import numpy as np
 
 from steer_env.core import behaviors as cb
 from steer_env.core.combine import accumulate, dither_candidate, weighted_add
-from steer_env.core.jit import engine_inline_kernel, engine_kernel
+from steer_env.core.jit import engine_inline_kernel, engine_kernel, flat_rows
 from steer_env.core.physics import MIN_HEADING_SPEED, circle_contact, integrate
 from steer_env.core.streams import uniform_draw
-from steer_env.core.vecmath import length, to_local, to_world, truncate
+from steer_env.core.vecmath import (
+    length,
+    root_is_length,
+    squared_length,
+    to_local,
+    to_world,
+    truncate,
+)
 from steer_env.engine.egocentric import (
     EAST_WALL,
     NORTH_WALL,
@@ -629,8 +636,7 @@ def scene_force(rec, e, i, pos, vel, head, alive, vehicles, obstacles, scene, ne
             hy,
             ms,
             veh.radius,
-            obstacles[:, 0:2],
-            obstacles[:, 2],
+            obstacles,
             rec.detection_length,
             rec.braking_weight,
         )
@@ -1061,12 +1067,13 @@ def move(e0, m, state, active, vehicles, world, actions, force, before):
 
 
 @engine_inline_kernel
-def within_reach(obstacles, e, o, px, py, reach):
-    """Whether obstacle ``o`` of environment ``e`` (radius 0: none) has its edge within
+def within_reach(table, o, px, py, reach):
+    """Whether obstacle ``o`` of an environment's obstacles seen as
+    :func:`~steer_env.core.jit.flat_rows` ``table`` (radius 0: none) has its edge within
     ``reach`` m of ``(px, py)``: one squared distance, no branch."""
-    r = obstacles[e, o, 2]
-    ox = px - obstacles[e, o, 0]
-    oy = py - obstacles[e, o, 1]
+    r = table[3 * o + 2]
+    ox = px - table[3 * o]
+    oy = py - table[3 * o + 1]
     near = r + reach
     return (r > 0.0) & (ox * ox + oy * oy < near * near)
 
@@ -1088,9 +1095,10 @@ def near_obstacle(e, i, b, state, radius, before):
     all they cost."""
     px, py = state.position[e, i, 0], state.position[e, i, 1]
     reach = move_reach(state, e, i, b, radius, before)
+    table = flat_rows(state.obstacles[e])
     near_any = False
     for o in range(state.obstacles.shape[1]):
-        near_any |= within_reach(state.obstacles, e, o, px, py, reach)
+        near_any |= within_reach(table, o, px, py, reach)
     return near_any
 
 
@@ -1105,8 +1113,9 @@ def obstacle_contact(e, i, b, state, radius, before):
     px, py = pos[e, i, 0], pos[e, i, 1]
     vx, vy = vel[e, i, 0], vel[e, i, 1]
     reach = move_reach(state, e, i, b, radius, before)
+    table = flat_rows(obstacles[e])
     for o in range(obstacles.shape[1]):
-        if within_reach(obstacles, e, o, px, py, reach):
+        if within_reach(table, o, px, py, reach):
             px, py, vx, vy, _ = circle_contact(
                 before[i, 0, b], before[i, 1, b], px, py, vx, vy,
                 obstacles[e, o, 0], obstacles[e, o, 1], obstacles[e, o, 2] + radius,
@@ -1184,6 +1193,31 @@ def push_out_of_obstacles(e, i, state, vehicles):
     state.position[e, i, 1] = y
 
 
+@engine_inline_kernel
+def apart_from_placed(obstacles, count, x, y, radius, gap):
+    """Whether a circle of ``radius`` m at ``(x, y)`` keeps ``gap`` m from each of the
+    first ``count`` rows of ``obstacles`` ``(M, 3)`` (radius 0: none): a branch-free
+    pass over their :func:`~steer_env.core.jit.flat_rows` with the fast path of
+    ``length`` (vector code), again with ``length`` itself when a square left its
+    range."""
+    table = flat_rows(obstacles)
+    apart = True
+    exact = True
+    for q in range(count):
+        r = table[3 * q + 2]
+        s = squared_length(x - table[3 * q], y - table[3 * q + 1])
+        exact &= root_is_length(s)
+        apart &= (not r > 0.0) | (math.sqrt(s) >= radius + r + gap)
+    if not exact:
+        apart = True
+        for q in range(count):
+            r = obstacles[q, 2]
+            if r > 0.0:
+                d = length(x - obstacles[q, 0], y - obstacles[q, 1])
+                apart &= d >= radius + r + gap
+    return apart
+
+
 @engine_kernel
 def place_obstacles(e, state, vehicles, world, key, counter, first, keep_x, keep_y, keep_r):
     """Place ``world.n_obstacles`` obstacles in environment ``e`` from draws ``first``
@@ -1214,10 +1248,7 @@ def place_obstacles(e, state, vehicles, world, key, counter, first, keep_x, keep
             x = -room + 2.0 * room * uniform_draw(key, counter, base + 3 * c)
             y = -room + 2.0 * room * uniform_draw(key, counter, base + 3 * c + 1)
             ok = keep_r < 0.0 or length(x - keep_x, y - keep_y) >= r + keep_r + gap
-            for q in range(o):
-                if ok and obstacles[e, q, 2] > 0.0:
-                    d = length(x - obstacles[e, q, 0], y - obstacles[e, q, 1])
-                    ok = d >= r + obstacles[e, q, 2] + gap
+            ok = ok and apart_from_placed(obstacles[e], o, x, y, r, gap)
             for j in range(pos.shape[1]):
                 if ok:
                     ok = length(x - pos[e, j, 0], y - pos[e, j, 1]) >= r + vehicles[j].radius + gap
@@ -1255,24 +1286,29 @@ def observe_obstacles(envs, state, world, agent_index, obs, work):
 
 
 @engine_inline_kernel
-def observe_obstacle_slots(
-    px, py, hx, hy, obstacles, row, dist, ranked, slots, start, diag, inv_arena
-):
-    """:func:`observe_obstacles` of one agent at ``(px, py)`` heading ``(hx, hy)`` among
-    ``obstacles`` ``(M, 3)``, into its observation ``row``. ``dist`` (at least ``M`` long)
-    takes each obstacle's distance (``inf``: an empty row); ``ranked`` (a permutation of
-    the rows) is sorted by distance, then row, from the order it held: the agent's last
-    observation's, which its move seldom changes, so the sort is one pass of compares that
-    find nothing to move."""
-    m = obstacles.shape[0]
-    # Every distance first (a branch-free loop).
+def slots_still_nearest(dist, ranked, top, m):
+    """Whether the first ``top`` rows of ``ranked`` are, in order, the ``top`` nearest of
+    the ``m`` rows by (``dist``, row): they are in order, and no more than ``top`` rows
+    come no later than the last of them (a branch-free count over every row, which runs
+    as vector code)."""
+    ordered = True
+    for q in range(1, top):
+        a = ranked[q - 1]
+        b = ranked[q]
+        ordered &= (dist[a] < dist[b]) | ((dist[a] == dist[b]) & (a < b))
+    last = ranked[top - 1]
+    bound = dist[last]
+    count = 0
     for o in range(m):
-        r = obstacles[o, 2]
-        d = length(obstacles[o, 0] - px, obstacles[o, 1] - py) - r
-        dist[o] = d if r > 0.0 else np.inf
-    # Insertion sort by (distance, row): the order the slots take, whatever order it
-    # starts from.
-    for s_ in range(1, m):
+        count += (dist[o] < bound) | ((dist[o] == bound) & (o <= last))
+    return ordered & (count == top)
+
+
+@engine_inline_kernel
+def rank_obstacles(dist, ranked):
+    """Insertion sort of the rows ``ranked`` by (``dist``, row), from the order they hold:
+    the agent's last observation's, which its move seldom changes."""
+    for s_ in range(1, ranked.shape[0]):
         o = ranked[s_]
         d = dist[o]
         t = s_
@@ -1283,6 +1319,36 @@ def observe_obstacle_slots(
             ranked[t] = p
             t -= 1
         ranked[t] = o
+
+
+@engine_inline_kernel
+def observe_obstacle_slots(
+    px, py, hx, hy, obstacles, row, dist, ranked, slots, start, diag, inv_arena
+):
+    """:func:`observe_obstacles` of one agent at ``(px, py)`` heading ``(hx, hy)`` among
+    ``obstacles`` ``(M, 3)``, into its observation ``row``. ``dist`` (at least ``M`` long)
+    takes each obstacle's distance (``inf``: an empty row); ``ranked`` (a permutation of
+    the rows) holds them by distance, then row, as far as the slots go: the agent's last
+    observation left them there, and a move seldom changes which obstacles are nearest,
+    so mostly :func:`slots_still_nearest` confirms them and nothing is sorted."""
+    m = obstacles.shape[0]
+    # Every distance first: a branch-free loop over the flat table (vector code), with
+    # the fast path of ``length``, which is the length unless a square left its range.
+    table = flat_rows(obstacles)
+    exact = True
+    for o in range(m):
+        r = table[3 * o + 2]
+        s = squared_length(table[3 * o] - px, table[3 * o + 1] - py)
+        exact &= root_is_length(s)
+        d = math.sqrt(s) - r
+        dist[o] = d if r > 0.0 else np.inf
+    if not exact:
+        for o in range(m):
+            r = obstacles[o, 2]
+            d = length(obstacles[o, 0] - px, obstacles[o, 1] - py) - r
+            dist[o] = d if r > 0.0 else np.inf
+    if not (m > 0 and slots_still_nearest(dist, ranked, min(slots, m), m)):
+        rank_obstacles(dist, ranked)
     for q in range(slots):
         at = start + OBSTACLE_WIDTH * q
         o = ranked[q] if q < m else -1
