@@ -1062,8 +1062,9 @@ def move(e0, m, state, active, vehicles, world, actions, force, before):
                 e = e0 + b
                 if not (active[e] and state.alive[e, i]):
                     continue
-                if near_obstacle(e, i, b, state, veh.radius, before):
-                    obstacle_contact(e, i, b, state, veh.radius, before)
+                near = near_obstacles(e, i, b, state, veh.radius, before)
+                if near != 0:
+                    obstacle_contact(e, i, b, state, veh.radius, before, near)
 
 
 @engine_inline_kernel
@@ -1087,39 +1088,57 @@ def move_reach(state, e, i, b, radius, before):
     return radius + length(px - before[i, 0, b], py - before[i, 1, b])
 
 
+#: Rows of an obstacle table that :func:`near_obstacles` tells apart (one bit each).
+MASK_ROWS = 64
+#: :func:`near_obstacles`' answer when a row past :data:`MASK_ROWS` may be near.
+ALL_ROWS = np.uint64(0xFFFFFFFFFFFFFFFF)
+
+
 @engine_inline_kernel
-def near_obstacle(e, i, b, state, radius, before):
-    """Whether vehicle ``i`` of environment ``e`` may have touched one of its obstacles in
-    its move (:func:`within_reach` of :func:`move_reach`). One pass without a branch
-    (bitwise ``|``), inlined in :func:`move`: most moves touch nothing, and then that is
-    all they cost."""
+def near_obstacles(e, i, b, state, radius, before):
+    """Which obstacles of environment ``e`` vehicle ``i`` may have touched in its move
+    (:func:`within_reach` of :func:`move_reach`): bit ``o`` for row ``o`` of the first
+    :data:`MASK_ROWS`, every bit when a row past them may have; 0 for none. One pass
+    without a branch over the :func:`~steer_env.core.jit.flat_rows` table (vector code),
+    inlined in :func:`move`: most moves touch nothing, and then that is all they cost."""
     px, py = state.position[e, i, 0], state.position[e, i, 1]
     reach = move_reach(state, e, i, b, radius, before)
     table = flat_rows(state.obstacles[e])
-    near_any = False
-    for o in range(state.obstacles.shape[1]):
-        near_any |= within_reach(table, o, px, py, reach)
-    return near_any
+    m = state.obstacles.shape[1]
+    near = np.uint64(0)
+    for o in range(min(m, MASK_ROWS)):
+        near |= np.uint64(within_reach(table, o, px, py, reach)) << np.uint64(o)
+    beyond = False
+    for o in range(MASK_ROWS, m):
+        beyond |= within_reach(table, o, px, py, reach)
+    return ALL_ROWS if beyond else near
 
 
 @engine_kernel
-def obstacle_contact(e, i, b, state, radius, before):
+def obstacle_contact(e, i, b, state, radius, before, near):
     """The obstacles of environment ``e`` stop vehicle ``i`` (body ``radius`` m), which
     moved from ``before[i, :, b]`` to where it is, one obstacle after another
     (:func:`~steer_env.core.physics.circle_contact`); when they took away part of its
-    velocity, its heading follows what is left, as at a wall."""
+    velocity, its heading follows what is left, as at a wall. ``near`` is
+    :func:`near_obstacles`' answer: until a contact moves the vehicle, the rows whose bit
+    is clear are out of reach, and are passed over."""
     obstacles = state.obstacles
     pos, vel, head = state.position, state.velocity, state.heading
     px, py = pos[e, i, 0], pos[e, i, 1]
     vx, vy = vel[e, i, 0], vel[e, i, 1]
     reach = move_reach(state, e, i, b, radius, before)
     table = flat_rows(obstacles[e])
+    moved = False
     for o in range(obstacles.shape[1]):
+        if o < MASK_ROWS and not moved and not (near >> np.uint64(o)) & np.uint64(1):
+            continue
         if within_reach(table, o, px, py, reach):
-            px, py, vx, vy, _ = circle_contact(
+            x, y, vx, vy, _ = circle_contact(
                 before[i, 0, b], before[i, 1, b], px, py, vx, vy,
-                obstacles[e, o, 0], obstacles[e, o, 1], obstacles[e, o, 2] + radius,
+                table[3 * o], table[3 * o + 1], table[3 * o + 2] + radius,
             )  # fmt: skip
+            moved |= (x != px) | (y != py)
+            px, py = x, y
     pos[e, i, 0] = px
     pos[e, i, 1] = py
     if vx != vel[e, i, 0] or vy != vel[e, i, 1]:
