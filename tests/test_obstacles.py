@@ -218,6 +218,47 @@ def test_an_empty_arena_is_the_default():
 
 
 # --------------------------------------------------------------------------- the observation
+def test_a_layout_of_64_obstacles_stops_every_body_and_fills_the_slots():
+    """The contact test keeps one bit per row of the obstacle table: with the most
+    obstacles a task takes (64, an 8 x 8 grid of small ones, the last row's bit the
+    mask's top bit) fast vehicles are stopped as in any layout, and the slots show the
+    nearest."""
+    grid = [(-9.1 + 2.6 * (k % 8), -9.1 + 2.6 * (k // 8), 0.3) for k in range(64)]
+    env = gym.make(
+        "steer_env/Pursuit-v0", obstacles=grid, observed_obstacles=3, agent_max_speed=20.0
+    )
+    batch = env.unwrapped.batch
+    table = batch.rules.FEATURES
+    world = batch.world
+    rng = np.random.default_rng(1)
+    obs, _ = env.reset(seed=5)
+    # Start the learned pursuer below the last row's obstacle, then seek it.
+    batch.state.position[0, batch.agent_index[0]] = (9.1, 7.6)
+    obs = batch.observe()[0, 0]
+    touched_late_rows = False
+    for _ in range(300):
+        assert np.all(_clearances(batch) >= -TOLERANCE)
+        clear = _clearances(batch)
+        touched_late_rows |= bool(np.any(clear[:, 63] < 0.01))
+        p = batch.state.position[0, batch.agent_index[0]]
+        edge = np.linalg.norm(np.array(grid)[:, :2] - p, axis=1) - 0.3
+        for k, row in enumerate(np.argsort(edge, kind="stable")[:3]):
+            radius_at = table.position(world, "obstacle", "radius", k)
+            assert obs[radius_at] == pytest.approx(0.3 / world.arena_size, abs=1e-6)
+            at = table.position(world, "obstacle", "offset_forward", k)
+            shown = np.hypot(obs[at], obs[at + 1]) * world.arena_size * math.sqrt(2.0)
+            assert shown == pytest.approx(max(edge[row], 0.0), abs=1e-4)
+        # Seek the last row's obstacle (the mask's top bit), a little at random.
+        h = batch.state.heading[0, batch.agent_index[0]]
+        d = np.array(grid[63][:2]) - p
+        local = np.array([d @ h, -d[0] * h[1] + d[1] * h[0]]) / max(np.linalg.norm(d), 1e-9)
+        action = np.clip(local + rng.uniform(-0.3, 0.3, 2), -1, 1).astype(np.float32)
+        obs, _, terminated, truncated, _ = env.step(action)
+        if terminated or truncated:
+            obs, _ = env.reset()
+    assert touched_late_rows
+
+
 @pytest.mark.parametrize("env_id", ENV_IDS)
 def test_obstacle_slots_show_the_nearest_obstacles_edges_nearest_first(env_id):
     env = gym.make(env_id, n_obstacles=9, observed_obstacles=3)
