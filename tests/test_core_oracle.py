@@ -129,19 +129,14 @@ def test_obstacles_hide_and_paths_match_oracle(state):
     rng = s["rng"]
     centers = rng.uniform(-20, 20, (12, 2))
     radii = rng.uniform(0.5, 3.0, 12)
-    close(
-        behaviors.obstacle_avoidance(p, v, h, ms, 0.5, centers, radii, 4.0),
-        oracle.obstacle_avoidance(p, v, h, ms, 0.5, centers, radii, 4.0),
-        100,
-    )
-    # More than one run of 64 rows (the box test's bit mask).
-    many = rng.uniform(-20, 20, (150, 2))
-    many_radii = rng.uniform(0.2, 1.5, 150)
-    close(
-        behaviors.obstacle_avoidance(p, v, h, ms, 0.5, many, many_radii, 4.0),
-        oracle.obstacle_avoidance(p, v, h, ms, 0.5, many, many_radii, 4.0),
-        100,
-    )
+    # 12 obstacles, and 150: more than one run of 64 rows (the box test's bit mask).
+    many = (rng.uniform(-20, 20, (150, 2)), rng.uniform(0.2, 1.5, 150))
+    for c, r in ((centers, radii), many):
+        close(
+            behaviors.obstacle_avoidance(p, v, h, ms, 0.5, c, r, 4.0),
+            oracle.obstacle_avoidance(p, v, h, ms, 0.5, c, r, 4.0),
+            100,
+        )
     close(
         behaviors.hiding_spots(s["t"], centers, radii, 1.0),
         oracle.hiding_spots(s["t"], centers, radii, 1.0),
