@@ -87,6 +87,68 @@ def test_length_of_infinite_and_zero_components():
     assert math.isnan(core_vecmath.length(math.nan, 1.0))
 
 
+def _near(value: float):
+    """``value``, the floats one ulp either side of it, and ``value`` moved by 3e-7 of
+    itself (inside the margin of the comparisons without a root)."""
+    return st.sampled_from(
+        [
+            value,
+            float(np.nextafter(value, -math.inf)),
+            float(np.nextafter(value, math.inf)),
+            value * (1.0 - 3e-7),
+            value * (1.0 + 3e-7),
+        ]
+    )
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    x=st.floats(allow_nan=False, allow_infinity=False),
+    y=st.floats(allow_nan=False, allow_infinity=False),
+    t=st.one_of(
+        st.floats(allow_nan=False),
+        st.sampled_from([0.0, -0.0, 1e-300, 1e150, 1e300]),
+    ),
+    data=st.data(),
+)
+def test_length_at_least_answers_as_the_length_does_over_every_input(x, y, t, data):
+    """Settled from the squares or not, the comparison is the one ``length`` gives, also
+    at thresholds within ulps of the length (where a plain comparison of squares errs)."""
+    n = core_vecmath.length(x, y)
+    assert core_vecmath.length_at_least(x, y, t) == (n >= t)
+    if math.isfinite(n):
+        u = data.draw(_near(n))
+        assert core_vecmath.length_at_least(x, y, u) == (n >= u)
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    x=st.floats(-1e6, 1e6),
+    y=st.floats(-1e6, 1e6),
+    scale=st.floats(0.0, 3.0),
+)
+def test_root_above_and_below_only_settle_what_the_root_confirms(x, y, scale):
+    s = core_vecmath.squared_length(x, y)
+    t = math.sqrt(s) * scale
+    if core_vecmath.root_above(s, t):
+        assert math.sqrt(s) > t
+    if core_vecmath.root_below(s, t):
+        assert math.sqrt(s) < t
+    # Away from the threshold they settle it (the point of comparing squares).
+    if s > 1e-100 and abs(scale - 1.0) > 1e-3:
+        assert core_vecmath.root_above(s, t) or core_vecmath.root_below(s, t) or t == 0.0
+
+
+@settings(max_examples=300, deadline=None)
+@given(bits=st.integers(1, 2**64 - 1))
+def test_lowest_bit_is_the_index_of_the_lowest_set_bit(bits):
+    from steer_env.core import jit
+
+    k = int(jit.lowest_bit(np.uint64(bits)))
+    assert (bits >> k) & 1 == 1 and bits & ((1 << k) - 1) == 0
+    assert jit._lowest_bit_python(np.uint64(bits)) == k
+
+
 def test_vortex_field_is_finite_at_the_centre():
     f = behaviors.vortex_field([[2.0, 3.0], [2.0 + 1e-300, 3.0]], [2.0, 3.0], 5.0)
     assert np.all(np.isfinite(f)) and np.all(vecmath.length(f) > 0.5)

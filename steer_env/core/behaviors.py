@@ -21,7 +21,7 @@ import math
 
 import numpy as np
 
-from steer_env.core.jit import flat_rows, inline_kernel, kernel
+from steer_env.core.jit import flat_rows, inline_kernel, kernel, lowest_bit
 from steer_env.core.options import PREDICTION_SEED, SEPARATION_BUCKLAND, WANDER_OFFSET
 from steer_env.core.vecmath import (
     TINY,
@@ -399,7 +399,7 @@ def obstacle_avoidance(
 
     Two passes over each run of 64 rows: the box test of every row into a bit mask (no
     branch, over the table's :func:`~steer_env.core.jit.flat_rows`, so it runs as vector
-    code), then the rows whose bit is set (most obstacles miss the box)."""
+    code), then the rows whose bit is set, lowest first (most obstacles miss the box)."""
     speed = length(vx, vy)
     box = min_detection_length * (1.0 + speed / max_speed)
     table = flat_rows(circles)
@@ -417,11 +417,9 @@ def obstacle_avoidance(
             lx, ly = to_local(table[3 * k] - px, table[3 * k + 1] - py, hx, hy)
             crosses = (r > 0.0) & (lx + grown >= 0.0) & (lx - grown <= box) & (abs(ly) < grown)
             crossing |= np.uint64(crosses) << np.uint64(k - first)
-        if crossing == 0:
-            continue
-        for k in range(first, last):
-            if not (crossing >> np.uint64(k - first)) & np.uint64(1):
-                continue
+        while crossing != np.uint64(0):
+            k = first + lowest_bit(crossing)
+            crossing &= crossing - np.uint64(1)
             grown = table[3 * k + 2] + radius
             lx, ly = to_local(table[3 * k] - px, table[3 * k + 1] - py, hx, hy)
             half_chord = math.sqrt(max(grown * grown - ly * ly, 0.0))

@@ -39,8 +39,10 @@ from pathlib import Path
 from typing import Any
 
 import numba
+import numpy as np
 from numba.core import caching, config
 from numba.core.registry import CPUDispatcher
+from numba.cpython.unsafe.numbers import trailing_zeros
 from numba.extending import intrinsic
 
 #: The compiled code's two folders. The numpy library's kernels and loops live in ``core``
@@ -247,6 +249,24 @@ def _flat_rows_typing(typingctx: Any, table: Any) -> Any:
 #: and no allocation, so the engine's kernels without reference counting can call it.
 flat_rows: Any = _flat_rows_python if config.DISABLE_JIT else intrinsic(_flat_rows_typing)
 
+
+def _lowest_bit_python(bits: Any) -> int:
+    bits = int(bits)
+    return (bits & -bits).bit_length() - 1
+
+
+#: ``lowest_bit(bits)``: the index of the lowest set bit of a nonzero ``uint64`` (one
+#: instruction), so a loop over a bit mask visits only its set bits: most of a 64-row
+#: mask is clear, and a branch per clear bit costs more than the test that set it.
+def _lowest_bit(bits: Any) -> Any:
+    return np.int64(trailing_zeros(bits))
+
+
+lowest_bit: Any = (
+    _lowest_bit_python
+    if config.DISABLE_JIT
+    else numba.njit(cache=True, nogil=True, inline="always", _nrt=False)(_lowest_bit)
+)
 
 # --------------------------------------------------------------------------- specialisation
 _copies: dict[tuple[Any, str], Any] = {}

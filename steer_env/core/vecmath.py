@@ -32,6 +32,32 @@ def root_is_length(s: float) -> bool:
     return (s >= SQ_MIN) & (s <= SQ_MAX)
 
 
+#: Relative margin of :func:`root_above` and :func:`root_below`: far wider than the
+#: rounding of a square root and of a product, so what they settle holds for
+#: ``math.sqrt`` too.
+ROOT_MARGIN = 1e-6
+#: Thresholds at or beyond which :func:`root_above` and :func:`root_below` settle nothing.
+ROOT_T_MAX = 1e150
+
+
+@inline_kernel
+def root_above(s: float, t: float) -> bool:
+    """Whether ``math.sqrt(s) > t`` for certain, known without the root: ``s`` (a
+    :func:`squared_length` in :func:`root_is_length`'s range) exceeds the square of
+    ``0 < t < ROOT_T_MAX`` widened by :data:`ROOT_MARGIN`. False settles nothing."""
+    q = t * (1.0 + ROOT_MARGIN)
+    return root_is_length(s) & (t > 0.0) & (t < ROOT_T_MAX) & (s > q * q)
+
+
+@inline_kernel
+def root_below(s: float, t: float) -> bool:
+    """Whether ``math.sqrt(s) < t`` for certain, known without the root: ``s`` is below
+    the square of ``t`` narrowed by :data:`ROOT_MARGIN` (the conditions of
+    :func:`root_above`). False settles nothing."""
+    q = t * (1.0 - ROOT_MARGIN)
+    return root_is_length(s) & (t > 0.0) & (t < ROOT_T_MAX) & (s < q * q)
+
+
 @kernel
 def length(x: float, y: float) -> float:
     """Euclidean length ``sqrt(x**2 + y**2)``, accurate for any finite input.
@@ -60,6 +86,18 @@ def length(x: float, y: float) -> float:
     if not big > 0.0:
         r = big + small  # both zero: 0 (a NaN component: nan)
     return r
+
+
+@inline_kernel
+def length_at_least(x: float, y: float, t: float) -> bool:
+    """``length(x, y) >= t``, mostly without the root (:func:`root_above`,
+    :func:`root_below`): the same answer, for any input."""
+    s = squared_length(x, y)
+    if root_above(s, t):
+        return True
+    if root_below(s, t):
+        return False
+    return length(x, y) >= t
 
 
 @kernel

@@ -33,11 +33,14 @@ import numpy as np
 
 from steer_env.core import behaviors as cb
 from steer_env.core.combine import accumulate, dither_candidate, weighted_add
-from steer_env.core.jit import engine_inline_kernel, engine_kernel, flat_rows
+from steer_env.core.jit import engine_inline_kernel, engine_kernel, flat_rows, lowest_bit
 from steer_env.core.physics import MIN_HEADING_SPEED, circle_contact, integrate
 from steer_env.core.streams import uniform_draw
 from steer_env.core.vecmath import (
     length,
+    length_at_least,
+    root_above,
+    root_below,
     root_is_length,
     squared_length,
     to_local,
@@ -1121,17 +1124,23 @@ def obstacle_contact(e, i, b, state, radius, before, near):
     (:func:`~steer_env.core.physics.circle_contact`); when they took away part of its
     velocity, its heading follows what is left, as at a wall. ``near`` is
     :func:`near_obstacles`' answer: until a contact moves the vehicle, the rows whose bit
-    is clear are out of reach, and are passed over."""
+    is clear are out of reach, and are passed over (from one set bit to the next)."""
     obstacles = state.obstacles
     pos, vel, head = state.position, state.velocity, state.heading
     px, py = pos[e, i, 0], pos[e, i, 1]
     vx, vy = vel[e, i, 0], vel[e, i, 1]
     reach = move_reach(state, e, i, b, radius, before)
     table = flat_rows(obstacles[e])
+    m = obstacles.shape[1]
     moved = False
-    for o in range(obstacles.shape[1]):
-        if o < MASK_ROWS and not moved and not (near >> np.uint64(o)) & np.uint64(1):
-            continue
+    o = 0
+    while o < m:
+        if o < MASK_ROWS and not moved:
+            ahead = near >> np.uint64(o)
+            if ahead == np.uint64(0):
+                o = MASK_ROWS
+                continue
+            o += lowest_bit(ahead)
         if within_reach(table, o, px, py, reach):
             x, y, vx, vy, _ = circle_contact(
                 before[i, 0, b], before[i, 1, b], px, py, vx, vy,
@@ -1139,6 +1148,7 @@ def obstacle_contact(e, i, b, state, radius, before, near):
             )  # fmt: skip
             moved |= (x != px) | (y != py)
             px, py = x, y
+        o += 1
     pos[e, i, 0] = px
     pos[e, i, 1] = py
     if vx != vel[e, i, 0] or vy != vel[e, i, 1]:
@@ -1215,19 +1225,20 @@ def push_out_of_obstacles(e, i, state, vehicles):
 @engine_inline_kernel
 def apart_from_placed(obstacles, count, x, y, radius, gap):
     """Whether a circle of ``radius`` m at ``(x, y)`` keeps ``gap`` m from each of the
-    first ``count`` rows of ``obstacles`` ``(M, 3)`` (radius 0: none): a branch-free
-    pass over their :func:`~steer_env.core.jit.flat_rows` with the fast path of
-    ``length`` (vector code), again with ``length`` itself when a square left its
-    range."""
+    first ``count`` rows of ``obstacles`` ``(M, 3)`` (radius 0: none), as ``length``
+    tells: a branch-free pass over their :func:`~steer_env.core.jit.flat_rows` that
+    compares squares (:func:`~steer_env.core.vecmath.root_above`, vector code), again
+    with ``length`` itself when a comparison was too close to settle that way."""
     table = flat_rows(obstacles)
     apart = True
-    exact = True
+    settled = True
     for q in range(count):
         r = table[3 * q + 2]
         s = squared_length(x - table[3 * q], y - table[3 * q + 1])
-        exact &= root_is_length(s)
-        apart &= (not r > 0.0) | (math.sqrt(s) >= radius + r + gap)
-    if not exact:
+        far = root_above(s, radius + r + gap)
+        settled &= far | root_below(s, radius + r + gap) | (not r > 0.0)
+        apart &= (not r > 0.0) | far
+    if not settled:
         apart = True
         for q in range(count):
             r = obstacles[q, 2]
@@ -1266,11 +1277,13 @@ def place_obstacles(e, state, vehicles, world, key, counter, first, keep_x, keep
                 continue
             x = -room + 2.0 * room * uniform_draw(key, counter, base + 3 * c)
             y = -room + 2.0 * room * uniform_draw(key, counter, base + 3 * c + 1)
-            ok = keep_r < 0.0 or length(x - keep_x, y - keep_y) >= r + keep_r + gap
+            ok = keep_r < 0.0 or length_at_least(x - keep_x, y - keep_y, r + keep_r + gap)
             ok = ok and apart_from_placed(obstacles[e], o, x, y, r, gap)
             for j in range(pos.shape[1]):
                 if ok:
-                    ok = length(x - pos[e, j, 0], y - pos[e, j, 1]) >= r + vehicles[j].radius + gap
+                    ok = length_at_least(
+                        x - pos[e, j, 0], y - pos[e, j, 1], r + vehicles[j].radius + gap
+                    )
             if ok:
                 obstacles[e, o, 0] = x
                 obstacles[e, o, 1] = y
