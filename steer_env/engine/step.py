@@ -227,9 +227,9 @@ class StepWork(NamedTuple):
     distance: np.ndarray  #: (max(n, M),) m: the observation slots' distances
     order: np.ndarray  #: (max(n, M),) int64: the observation slots' order
     env_index: np.ndarray  #: (E,) int64: 0 .. E - 1
-    #: (E, k, M) int64: each learned agent's obstacle rows, nearest first at its last
-    #: observation (:func:`observe_obstacles` sorts it anew from there: a permutation of
-    #: ``0 .. M - 1`` whatever it holds, so it is only ever a head start)
+    #: (E, k, M) int64: each learned agent's obstacle rows, its slots' rows first, nearest
+    #: first, at its last observation (:func:`observe_obstacles` ranks them anew from
+    #: there: a permutation of ``0 .. M - 1`` whatever it holds, so only a head start)
     obstacle_order: np.ndarray
     #: one environment's grids of the vehicles (:mod:`steer_env.engine.grid`): the nearest
     #: vehicles of the observation, and the rules' searches for pairs
@@ -1318,37 +1318,52 @@ def observe_obstacles(envs, state, world, agent_index, obs, work):
 
 
 @engine_inline_kernel
+def nearer(da, a, db, b):
+    """Whether row ``a`` at distance ``da`` comes before row ``b`` at ``db``: by distance,
+    then row (no branch)."""
+    return (da < db) | ((da == db) & (a < b))
+
+
+@engine_inline_kernel
 def slots_still_nearest(dist, ranked, top, m):
     """Whether the first ``top`` rows of ``ranked`` are, in order, the ``top`` nearest of
-    the ``m`` rows by (``dist``, row): they are in order, and no more than ``top`` rows
-    come no later than the last of them (a branch-free count over every row, which runs
-    as vector code)."""
+    the ``m`` rows by (``dist``, row) (:func:`nearer`): they are in order, and no more
+    than ``top`` rows come no later than the last of them (a branch-free count over every
+    row, which runs as vector code)."""
     ordered = True
     for q in range(1, top):
-        a = ranked[q - 1]
-        b = ranked[q]
-        ordered &= (dist[a] < dist[b]) | ((dist[a] == dist[b]) & (a < b))
+        ordered &= nearer(dist[ranked[q - 1]], ranked[q - 1], dist[ranked[q]], ranked[q])
     last = ranked[top - 1]
     bound = dist[last]
     count = 0
     for o in range(m):
-        count += (dist[o] < bound) | ((dist[o] == bound) & (o <= last))
+        count += nearer(dist[o], o, bound, last) | (o == last)
     return ordered & (count == top)
 
 
 @engine_inline_kernel
-def rank_obstacles(dist, ranked):
-    """Insertion sort of the rows ``ranked`` by (``dist``, row), from the order they hold:
-    the agent's last observation's, which its move seldom changes."""
-    for s_ in range(1, ranked.shape[0]):
+def rank_obstacles(dist, ranked, top):
+    """The first ``top`` (at least 1) of the rows ``ranked`` made the ``top`` nearest by
+    (``dist``, row) (:func:`nearer`), in order, from the order they hold (the agent's
+    last observation's, which its move seldom changes): an insertion sort of those, then
+    one pass over the others, each nearer than the last of them taking its place among
+    them (the row it displaces takes its own). The rest stay a permutation of the other
+    rows, in no particular order: only the first ``top`` are ever read."""
+    for s_ in range(1, top):
         o = ranked[s_]
-        d = dist[o]
         t = s_
-        while t > 0:
-            p = ranked[t - 1]
-            if dist[p] < d or (dist[p] == d and p < o):
-                break
-            ranked[t] = p
+        while t > 0 and nearer(dist[o], o, dist[ranked[t - 1]], ranked[t - 1]):
+            ranked[t] = ranked[t - 1]
+            t -= 1
+        ranked[t] = o
+    for s_ in range(top, ranked.shape[0]):
+        o = ranked[s_]
+        if not nearer(dist[o], o, dist[ranked[top - 1]], ranked[top - 1]):
+            continue
+        ranked[s_] = ranked[top - 1]
+        t = top - 1
+        while t > 0 and nearer(dist[o], o, dist[ranked[t - 1]], ranked[t - 1]):
+            ranked[t] = ranked[t - 1]
             t -= 1
         ranked[t] = o
 
@@ -1379,8 +1394,9 @@ def observe_obstacle_slots(
             r = obstacles[o, 2]
             d = length(obstacles[o, 0] - px, obstacles[o, 1] - py) - r
             dist[o] = d if r > 0.0 else np.inf
-    if not (m > 0 and slots_still_nearest(dist, ranked, min(slots, m), m)):
-        rank_obstacles(dist, ranked)
+    top = min(slots, m)
+    if not (m > 0 and slots_still_nearest(dist, ranked, top, m)):
+        rank_obstacles(dist, ranked, top)
     for q in range(slots):
         at = start + OBSTACLE_WIDTH * q
         o = ranked[q] if q < m else -1
