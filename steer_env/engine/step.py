@@ -1508,9 +1508,9 @@ def decode_obstacles(obs, e, px, py, hx, hy, world, obstacles):
 
 
 # --------------------------------------------------------------------------- observation
-@engine_inline_kernel
+@engine_kernel
 def clip_unit(x):
-    """``x`` clipped to [-1, 1] (inlined: a call would cost more than the clip)."""
+    """``x`` clipped to [-1, 1]."""
     return min(max(x, -1.0), 1.0)
 
 
