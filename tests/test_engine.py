@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from steer_env import behaviors, combine
 from steer_env.engine import layout
@@ -523,3 +525,67 @@ def test_view_angle_is_validated_by_name():
         Behavior("cohesion", view_angle=7.0)
     with pytest.raises(ValueError, match="view_angle"):
         Behavior("separation", view_angle=0.0)
+
+
+# --------------------------------------------------------------------------- obstacle kernels
+@settings(max_examples=200, deadline=None)
+@given(
+    data=st.data(),
+    m=st.integers(1, 20),
+)
+def test_ranking_obstacles_puts_the_nearest_rows_first_in_order_from_any_start(data, m):
+    """The observation's slots: from any permutation, the first ``top`` rows become the
+    ``top`` nearest by (distance, row), the whole stays a permutation, and the check that
+    skips the ranking accepts exactly an order whose first ``top`` rows are those."""
+    from steer_env.engine.step import rank_obstacles, slots_still_nearest
+
+    dist = np.array(
+        data.draw(
+            st.lists(st.sampled_from([0.5, 1.0, 1.0, 2.5, 7.0, np.inf]), min_size=m, max_size=m)
+        )
+    )
+    ranked = np.array(data.draw(st.permutations(range(m))), dtype=np.int64)
+    top = data.draw(st.integers(1, m))
+    nearest = sorted(range(m), key=lambda o: (dist[o], o))[:top]
+    start = ranked.copy()
+    assert slots_still_nearest(dist, start, top, m) == (start[:top].tolist() == nearest)
+    rank_obstacles(dist, ranked, top)
+    assert sorted(ranked.tolist()) == list(range(m))
+    assert ranked[:top].tolist() == nearest
+    assert slots_still_nearest(dist, ranked, top, m)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    rows=st.lists(
+        st.tuples(st.floats(-12, 12), st.floats(-12, 12), st.sampled_from([0.0, 1.0, 1.7, 2.0])),
+        min_size=1,
+        max_size=16,
+    ),
+    radius=st.floats(0.5, 2.0),
+    gap=st.floats(0.0, 2.0),
+    data=st.data(),
+)
+def test_placing_an_obstacle_keeps_its_gap_exactly_as_the_length_tells(rows, radius, gap, data):
+    """The placement's test compares squares where that settles it; its answer is the
+    length's, also for a candidate exactly at the gap (or an ulp inside it) from a row."""
+    import math
+
+    from steer_env.core.vecmath import length
+    from steer_env.engine.step import apart_from_placed
+
+    table = np.zeros((16, 3))
+    table[: len(rows)] = rows
+    count = data.draw(st.integers(0, len(rows)))
+    q = data.draw(st.integers(0, len(rows) - 1))
+    angle = data.draw(st.floats(0.0, 2.0 * math.pi))
+    reach = radius + table[q, 2] + gap
+    at = data.draw(st.sampled_from([reach, math.nextafter(reach, 0.0), reach * 1.5, reach * 0.5]))
+    x = table[q, 0] + at * math.cos(angle)
+    y = table[q, 1] + at * math.sin(angle)
+    want = all(
+        length(x - table[k, 0], y - table[k, 1]) >= radius + table[k, 2] + gap
+        for k in range(count)
+        if table[k, 2] > 0.0
+    )
+    assert apart_from_placed(table, count, x, y, radius, gap) == want

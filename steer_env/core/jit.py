@@ -255,13 +255,13 @@ def _lowest_bit_python(bits: Any) -> int:
     return (bits & -bits).bit_length() - 1
 
 
-#: ``lowest_bit(bits)``: the index of the lowest set bit of a nonzero ``uint64`` (one
-#: instruction), so a loop over a bit mask visits only its set bits: most of a 64-row
-#: mask is clear, and a branch per clear bit costs more than the test that set it.
 def _lowest_bit(bits: Any) -> Any:
     return np.int64(trailing_zeros(bits))
 
 
+#: ``lowest_bit(bits)``: the index of the lowest set bit of a nonzero ``uint64`` (one
+#: instruction), so a loop over a bit mask visits only its set bits: most of a 64-row
+#: mask is clear, and a branch per clear bit costs more than the test that set it.
 lowest_bit: Any = (
     _lowest_bit_python
     if config.DISABLE_JIT
