@@ -16,8 +16,10 @@ batch, ``team_pursuit_v0.vector_env``, too), which is far steadier on a
 shared machine whose speed drifts between processes: the ref's ``steer_env`` package is
 copied under the name ``steer_env_ref`` (every ``steer_env`` in its sources renamed, so its
 envs register as ``steer_env_ref/Pursuit-v0``), then short blocks of steps alternate between
-the two envs. Prints the best block of each and the median of the per-round ratios with
-its quartiles.
+the two envs; half the rounds run in a child that makes this version's env first, half in
+one that makes the other's first (the env made first in a process runs a few percent
+faster or slower whatever its code). Prints the best block of each and the median of the
+per-round ratios with its quartiles.
 """
 
 from __future__ import annotations
@@ -77,8 +79,10 @@ import json, statistics, sys, time
 import numpy as np
 import gymnasium as gym
 import steer_env, steer_env_ref
-mode, n, rounds, name = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+mode, n, rounds, name, first = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), *sys.argv[4:6]
 ids = {"this": f"steer_env/{name}", "ref": f"steer_env_ref/{name}"}
+if first == "ref":  # the env made first, and its arrays, come first in the process
+    ids = {"ref": ids["ref"], "this": ids["this"]}
 rng = np.random.default_rng(0)
 if mode == "vector":
     steps = 20
@@ -95,8 +99,9 @@ if mode == "vector":
 elif mode == "team":
     import importlib
     steps = 20
-    envs = {k: importlib.import_module(f"{pkg}.envs.team_pursuit_v0").vector_env(n)
-            for k, pkg in (("this", "steer_env"), ("ref", "steer_env_ref"))}
+    packages = {"this": "steer_env", "ref": "steer_env_ref"}
+    envs = {k: importlib.import_module(f"{packages[k]}.envs.team_pursuit_v0").vector_env(n)
+            for k in ids}
     for e in envs.values():
         e.reset(seed=0)
     acts = rng.uniform(-1, 1, (steps, n, envs["this"].n_agents, 2))
@@ -167,7 +172,18 @@ def run_child(script: str, pythonpath: list[Path], args: list[object]) -> dict:
 def measure_paired(
     ref_parent: Path, mode: str, num_envs: int, rounds: int, env: str = "Pursuit-v0"
 ) -> dict:
-    return run_child(PAIRED_CHILD, [ROOT, ref_parent], [mode, num_envs, rounds, env])
+    """``rounds`` paired rounds, half in a child that makes this version's env first and
+    half in one that makes the other's first: in one process the env made first runs a
+    few percent faster or slower whatever its code (a commit against itself measured
+    0.97 to 0.98 with one order only)."""
+    pooled: dict[str, list[float]] = {"this": [], "ref": []}
+    for first, share in (("this", (rounds + 1) // 2), ("ref", rounds // 2)):
+        if share == 0:
+            continue
+        result = run_child(PAIRED_CHILD, [ROOT, ref_parent], [mode, num_envs, share, env, first])
+        for k in pooled:
+            pooled[k].extend(result[k])
+    return pooled
 
 
 def report_paired(ref: str, mode: str, n: int, result: dict, env: str = "Pursuit-v0") -> None:
@@ -231,7 +247,7 @@ def main(argv: list[str] | None = None) -> int:
                 parent = copy_renamed(other, Path(tmp) / "renamed")
                 modes = (("single", 1), ("vector", args.num_envs), ("team", args.team_envs))
                 for mode, n in modes:
-                    rounds = max(args.rounds, 9)
+                    rounds = max(args.rounds, 10)
                     result = measure_paired(parent, mode, n, rounds, args.env)
                     report_paired(args.ref, mode, n, result, args.env)
                 return 0
