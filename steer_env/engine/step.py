@@ -1342,6 +1342,16 @@ def slots_still_nearest(dist, ranked, top, m):
 
 
 @engine_inline_kernel
+def insert_ranked(dist, ranked, o, t):
+    """Row ``o`` into ``ranked[: t + 1]``, whose first ``t`` rows are in (``dist``, row)
+    order: those after it move one place on (position ``t`` is free to take one)."""
+    while t > 0 and nearer(dist[o], o, dist[ranked[t - 1]], ranked[t - 1]):
+        ranked[t] = ranked[t - 1]
+        t -= 1
+    ranked[t] = o
+
+
+@engine_inline_kernel
 def rank_obstacles(dist, ranked, top):
     """The first ``top`` (at least 1) of the rows ``ranked`` made the ``top`` nearest by
     (``dist``, row) (:func:`nearer`), in order, from the order they hold (the agent's
@@ -1350,22 +1360,12 @@ def rank_obstacles(dist, ranked, top):
     them (the row it displaces takes its own). The rest stay a permutation of the other
     rows, in no particular order: only the first ``top`` are ever read."""
     for s_ in range(1, top):
-        o = ranked[s_]
-        t = s_
-        while t > 0 and nearer(dist[o], o, dist[ranked[t - 1]], ranked[t - 1]):
-            ranked[t] = ranked[t - 1]
-            t -= 1
-        ranked[t] = o
+        insert_ranked(dist, ranked, ranked[s_], s_)
     for s_ in range(top, ranked.shape[0]):
         o = ranked[s_]
-        if not nearer(dist[o], o, dist[ranked[top - 1]], ranked[top - 1]):
-            continue
-        ranked[s_] = ranked[top - 1]
-        t = top - 1
-        while t > 0 and nearer(dist[o], o, dist[ranked[t - 1]], ranked[t - 1]):
-            ranked[t] = ranked[t - 1]
-            t -= 1
-        ranked[t] = o
+        if nearer(dist[o], o, dist[ranked[top - 1]], ranked[top - 1]):
+            ranked[s_] = ranked[top - 1]
+            insert_ranked(dist, ranked, o, top - 1)
 
 
 @engine_inline_kernel
