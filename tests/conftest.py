@@ -1,11 +1,16 @@
 """Test-wide settings: headless pygame and matplotlib, before anything imports them."""
 
 import os
+import tempfile
 
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 os.environ.setdefault("MPLBACKEND", "Agg")
 os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
+# SB3 gives every learn() without a logger a folder of its own (tempdir/SB3-<time>); the
+# tests' all go to one folder, removed when the session ends (subprocesses inherit it).
+_SB3_LOGS = tempfile.TemporaryDirectory(prefix="steer-env-tests-sb3-")
+os.environ.setdefault("SB3_LOGDIR", _SB3_LOGS.name)
 
 
 # The slow tests, which `python -m pytest` leaves out (pyproject's addopts) and
