@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import math
 
+import numba
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from steer_env import behaviors, physics, vecmath
+from steer_env.core import jit as core_jit
 from steer_env.core import physics as core_physics
 from steer_env.core import vecmath as core_vecmath
 from steer_env.envs import streams
@@ -147,6 +149,28 @@ def test_lowest_bit_is_the_index_of_the_lowest_set_bit(bits):
     k = int(jit.lowest_bit(np.uint64(bits)))
     assert (bits >> k) & 1 == 1 and bits & ((1 << k) - 1) == 0
     assert jit._lowest_bit_python(np.uint64(bits)) == k
+
+
+def _read_then_write(table, flat, i, j):
+    """Element ``(i, j)`` of ``table`` plus the same of its flat copy, through
+    :func:`~steer_env.core.jit.index`; the flat copy's element then set to -1."""
+    value = table[core_jit.index(i), core_jit.index(j)] + flat[core_jit.index(3 * i + j)]
+    flat[core_jit.index(3 * i + j)] = -1.0
+    return value
+
+
+_read_then_write_compiled = numba.njit(_read_then_write)
+
+
+@settings(max_examples=100, deadline=None)
+@given(i=st.integers(0, 47), j=st.integers(0, 2))
+def test_index_reads_and_writes_the_element_of_a_non_negative_index(i, j):
+    table = np.arange(48 * 3, dtype=np.float64).reshape(48, 3)
+    for read_then_write in (_read_then_write_compiled, _read_then_write):
+        flat = table.reshape(-1).copy()
+        assert read_then_write(table, flat, i, j) == 2 * table[i, j]
+        assert flat[3 * i + j] == -1.0 and np.count_nonzero(flat == -1.0) == 1
+    assert core_jit._index(i) == i
 
 
 def test_vortex_field_is_finite_at_the_centre():

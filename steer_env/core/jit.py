@@ -268,6 +268,22 @@ lowest_bit: Any = (
     else numba.njit(cache=True, nogil=True, inline="always", _nrt=False)(_lowest_bit)
 )
 
+
+def _index(i: Any) -> Any:
+    return np.uint64(i)
+
+
+#: ``index(i)``: a non-negative integer ``i`` as an unsigned array index. numba tests
+#: every signed index for a negative value to count from the end, a compare and a branch
+#: per access that the compiler drops only where it proves the index non-negative (a loop
+#: counter, a constant); an index read from an array or offset by a run-time value keeps
+#: them. Only for indices known not to be negative: unsigned, -1 would be out of bounds.
+index: Any = (
+    _index
+    if config.DISABLE_JIT
+    else numba.njit(cache=True, nogil=True, inline="always", _nrt=False)(_index)
+)
+
 # --------------------------------------------------------------------------- specialisation
 _copies: dict[tuple[Any, str], Any] = {}
 _changed: dict[tuple[Any, str], bool] = {}

@@ -33,7 +33,7 @@ import numpy as np
 
 from steer_env.core import behaviors as cb
 from steer_env.core.combine import accumulate, dither_candidate, weighted_add
-from steer_env.core.jit import engine_inline_kernel, engine_kernel, flat_rows, lowest_bit
+from steer_env.core.jit import engine_inline_kernel, engine_kernel, flat_rows, index, lowest_bit
 from steer_env.core.physics import MIN_HEADING_SPEED, circle_contact, integrate
 from steer_env.core.streams import uniform_draw
 from steer_env.core.vecmath import (
@@ -1310,7 +1310,7 @@ def observe_obstacles(envs, state, world, agent_index, obs, work):
     for q_ in range(envs.shape[0]):
         e = envs[q_]
         for a in range(agent_index.shape[0]):
-            i = agent_index[a]
+            i = index(agent_index[a])
             observe_obstacle_slots(
                 pos[e, i, 0], pos[e, i, 1], head[e, i, 0], head[e, i, 1], obstacles[e],
                 obs[e, a], dist, ranked[e, a], slots, start, diag, inv_arena,
@@ -1397,12 +1397,13 @@ def observe_obstacle_slots(
     top = min(slots, m)
     if not (m > 0 and slots_still_nearest(dist, ranked, top, m)):
         rank_obstacles(dist, ranked, top)
+    # (Indices through index(): the slot's place and the row it shows are never negative.)
     for q in range(slots):
         at = start + OBSTACLE_WIDTH * q
-        o = ranked[q] if q < m else -1
-        if o < 0 or not dist[o] < np.inf:
+        o = index(ranked[q] if q < m else 0)
+        if not (q < m and dist[o] < np.inf):
             for f_ in range(OBSTACLE_WIDTH):
-                row[at + f_] = 0.0
+                row[index(at + f_)] = 0.0
             continue
         ox = obstacles[o, 0] - px
         oy = obstacles[o, 1] - py
@@ -1412,10 +1413,10 @@ def observe_obstacle_slots(
         # in units of the diagonal (one division for the slot).
         scale = (centre - r) / (centre * diag) if centre > 0.0 else 0.0
         f, s = to_local(ox * scale, oy * scale, hx, hy)
-        row[at + OBSTACLE_OFFSET] = clip_unit(f)
-        row[at + OBSTACLE_OFFSET + 1] = clip_unit(s)
-        row[at + OBSTACLE_RADIUS] = min(r * inv_arena, 1.0)
-        row[at + OBSTACLE_PRESENT] = 1.0
+        row[index(at + OBSTACLE_OFFSET)] = clip_unit(f)
+        row[index(at + OBSTACLE_OFFSET + 1)] = clip_unit(s)
+        row[index(at + OBSTACLE_RADIUS)] = min(r * inv_arena, 1.0)
+        row[index(at + OBSTACLE_PRESENT)] = 1.0
 
 
 @engine_kernel
