@@ -5,7 +5,11 @@ For each task of ``--tasks`` (and Herding-v0), ``gym.make_vec(..., vectorization
 "vector_entry_point")`` at ``--obstacle-n-envs`` envs in an empty arena and with
 :data:`OBSTACLES` obstacles placed per episode (``n_obstacles``), the two interleaved
 repeat by repeat (ABBA) so slow spells of a shared machine fall on both. Autoresets (which
-place a new layout) happen inside the timed loop. The ratio of the two is the cost: every
+place a new layout) happen inside the timed loop. The envs start together, so most of them
+reach the time limit on the same step and reset together: a repeat steps a whole number of
+episodes' worth of steps when one fits in its time, so every repeat holds the same share of
+those resets (156 steps to a repeat with a reset every 100 would put one burst of resets in
+some repeats and two in others). The ratio of the two is the cost: every
 vehicle's contact test against every obstacle, the obstacle slots of the observation and
 the scripted side's detection box.
 """
@@ -33,6 +37,13 @@ def row_name(name: str, n_obstacles: int) -> str:
     return f"{name} native vector env, {field}"
 
 
+def whole_episodes(steps: int, episode_steps: int) -> int:
+    """``steps`` rounded to the nearest whole number of episodes of ``episode_steps``
+    steps, when that is at least one; otherwise ``steps``."""
+    episodes = round(steps / episode_steps)
+    return episodes * episode_steps if episodes >= 1 else steps
+
+
 def prepare(env_id: str, name: str, num_envs: int, n_obstacles: int, target_s: float) -> Prepared:
     """The native vector env of ``env_id`` with ``n_obstacles`` obstacles, stepped with
     uniform actions (the kernel loaded before the timing)."""
@@ -47,7 +58,7 @@ def prepare(env_id: str, name: str, num_envs: int, n_obstacles: int, target_s: f
     rng = np.random.default_rng(0)
     _loop(venv.step, _uniform(rng, (2, num_envs, 2)))
     per_step = _loop(venv.step, _uniform(rng, (3, num_envs, 2))) / 3
-    k = steps_for(per_step, target_s, 3, 20_000)
+    k = whole_episodes(steps_for(per_step, target_s, 3, 20_000), venv.unwrapped.config.time_limit)
     actions = _uniform(rng, (k, num_envs, 2))
     prepared = Prepared(
         row_name(name, n_obstacles),

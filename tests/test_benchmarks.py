@@ -10,6 +10,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -324,3 +326,19 @@ def test_obstacles_section_measures_each_task_with_and_without_obstacles(tmp_pat
     ratios = {q["name"]: q for q in result["ratios"]}
     q = ratios["Pursuit native vector env, 16 obstacles / empty arena, env-steps/s"]
     assert q["target"] == ">= 0.5x" and q["min"] <= q["value"] <= q["max"]
+
+
+@settings(max_examples=200, deadline=None)
+@given(steps=st.integers(1, 20_000), episode=st.integers(1, 1_000))
+def test_obstacle_repeats_step_whole_episodes_when_one_fits(steps, episode):
+    """A repeat of the obstacles section steps a whole number of episodes, the nearest to
+    its time's worth of steps, so each holds as many of the envs' synchronised resets."""
+    from benchmarks.obstacles import whole_episodes
+
+    k = whole_episodes(steps, episode)
+    if steps >= 1.5 * episode:
+        assert k % episode == 0 and abs(k - steps) <= episode / 2
+    elif steps < episode / 2:
+        assert k == steps  # no episode fits: the repeat keeps its length
+    assert k >= 1
+    assert [whole_episodes(*a) for a in ((156, 100), (333, 100), (9, 300))] == [200, 300, 9]
