@@ -19,8 +19,12 @@ HINT = 'ray not installed (pip install "steer-env[rllib]")'
 
 
 def _run(*args: str, temp: Path | None = None) -> subprocess.CompletedProcess:
-    """The command; ``temp``: its system temp directory (``TMPDIR``)."""
-    env = {**os.environ, "TMPDIR": str(temp)} if temp is not None else None
+    """The command; ``temp``: its system temp directory (``TMPDIR``), where
+    stable-baselines3 would make its log folders (the suite's ``SB3_LOGDIR`` left out)."""
+    env = None
+    if temp is not None:
+        env = {k: v for k, v in os.environ.items() if k != "SB3_LOGDIR"}
+        env["TMPDIR"] = str(temp)
     return subprocess.run(
         [sys.executable, "-m", "benchmarks.training", *args],
         cwd=ROOT,
