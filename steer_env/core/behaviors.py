@@ -385,6 +385,50 @@ def wall_avoidance(
     return fx, fy
 
 
+#: Rows of an obstacle table that one bit mask of :func:`obstacle_avoidance` covers.
+BOX_MASK_ROWS = 64
+
+
+@inline_kernel
+def box_crossings(table, first, last, px, py, hx, hy, radius, box):
+    """Bit ``k - first`` for each row ``k`` in ``[first, last)`` (at most
+    :data:`BOX_MASK_ROWS`) of a :func:`~steer_env.core.jit.flat_rows` table of circles
+    ``(x, y, r)`` whose circle grown by ``radius`` crosses the detection box of length
+    ``box`` ahead of ``(px, py)`` along the unit heading ``(hx, hy)``: one pass without a
+    branch (vector code)."""
+    crossing = np.uint64(0)
+    for k in range(first, last):
+        r = table[3 * k + 2]
+        grown = r + radius
+        lx, ly = to_local(table[3 * k] - px, table[3 * k + 1] - py, hx, hy)
+        crosses = (r > 0.0) & (lx + grown >= 0.0) & (lx - grown <= box) & (abs(ly) < grown)
+        crossing |= np.uint64(crosses) << np.uint64(k - first)
+    return crossing
+
+
+@inline_kernel
+def nearest_crossing(table, first, crossing, px, py, hx, hy, radius, best, ox, oy, orad, found):
+    """Of the rows ``first + k`` for each bit ``k`` set in ``crossing``
+    (:func:`box_crossings`), lowest first, the one whose grown circle's boundary is
+    nearest along the heading, if nearer than ``best`` (or the first when not ``found``):
+    ``(best, ox, oy, orad, found)`` updated, with its local centre ``(ox, oy)`` and grown
+    radius ``orad``."""
+    while crossing != np.uint64(0):
+        k = first + lowest_bit(crossing)
+        crossing &= crossing - np.uint64(1)
+        grown = table[3 * k + 2] + radius
+        lx, ly = to_local(table[3 * k] - px, table[3 * k + 1] - py, hx, hy)
+        half_chord = math.sqrt(max(grown * grown - ly * ly, 0.0))
+        near_x = lx - half_chord if lx - half_chord > 0.0 else lx + half_chord
+        if not found or near_x < best:
+            best = near_x
+            ox = lx
+            oy = ly
+            orad = grown
+            found = True
+    return best, ox, oy, orad, found
+
+
 @kernel
 def obstacle_avoidance(
     px, py, vx, vy, hx, hy, max_speed, radius, circles, min_detection_length, braking_weight
@@ -397,39 +441,25 @@ def obstacle_avoidance(
     local force ``(-braking_weight * speed * clip((L - (x - R)) / L, 0, 1),
     -sign(y) * max_speed * (R - |y|) / R * (1 + max(L - x, 0) / L))`` (dead ahead: +side).
 
-    Two passes over each run of 64 rows: the box test of every row into a bit mask (no
-    branch, over the table's :func:`~steer_env.core.jit.flat_rows`, so it runs as vector
-    code), then the rows whose bit is set, lowest first (most obstacles miss the box)."""
+    Two passes over each run of :data:`BOX_MASK_ROWS` rows: the box test of every row
+    into a bit mask (:func:`box_crossings`), then the rows whose bit is set, lowest first
+    (:func:`nearest_crossing`; most obstacles miss the box). The first run has a pass of
+    its own outside the loop over the others, whose bounds would keep its box test from
+    running as vector code."""
     speed = length(vx, vy)
     box = min_detection_length * (1.0 + speed / max_speed)
     table = flat_rows(circles)
-    best = math.inf
-    ox = 0.0
-    oy = 0.0
-    orad = 0.0
-    found = False
-    for first in range(0, circles.shape[0], 64):
-        last = min(first + 64, circles.shape[0])
-        crossing = np.uint64(0)
-        for k in range(first, last):
-            r = table[3 * k + 2]
-            grown = r + radius
-            lx, ly = to_local(table[3 * k] - px, table[3 * k + 1] - py, hx, hy)
-            crosses = (r > 0.0) & (lx + grown >= 0.0) & (lx - grown <= box) & (abs(ly) < grown)
-            crossing |= np.uint64(crosses) << np.uint64(k - first)
-        while crossing != np.uint64(0):
-            k = first + lowest_bit(crossing)
-            crossing &= crossing - np.uint64(1)
-            grown = table[3 * k + 2] + radius
-            lx, ly = to_local(table[3 * k] - px, table[3 * k + 1] - py, hx, hy)
-            half_chord = math.sqrt(max(grown * grown - ly * ly, 0.0))
-            near_x = lx - half_chord if lx - half_chord > 0.0 else lx + half_chord
-            if not found or near_x < best:
-                best = near_x
-                ox = lx
-                oy = ly
-                orad = grown
-                found = True
+    m = circles.shape[0]
+    crossing = box_crossings(table, 0, min(m, BOX_MASK_ROWS), px, py, hx, hy, radius, box)
+    best, ox, oy, orad, found = nearest_crossing(
+        table, 0, crossing, px, py, hx, hy, radius, math.inf, 0.0, 0.0, 0.0, False
+    )
+    for first in range(BOX_MASK_ROWS, m, BOX_MASK_ROWS):
+        last = min(first + BOX_MASK_ROWS, m)
+        crossing = box_crossings(table, first, last, px, py, hx, hy, radius, box)
+        best, ox, oy, orad, found = nearest_crossing(
+            table, first, crossing, px, py, hx, hy, radius, best, ox, oy, orad, found
+        )
     if not found:
         return 0.0, 0.0
     multiplier = 1.0 + max(box - ox, 0.0) / box
