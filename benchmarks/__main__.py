@@ -988,7 +988,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     m = result["machine"]
     print(f"command: {result['command']}")
     print(
-        f"machine: {m['platform']}; {m['cpu']}; {m['cores']} cores ({m['usable_cores']} "
+        f"machine: {m['platform']}; {m['cpu']} (kernels compiled for "
+        f"{m.get('compiled_for')}); {m['cores']} cores ({m['usable_cores']} "
         f"usable); load {m['load_average_1_5_15min']}; threads per library {args.threads}"
     )
     print("versions: " + ", ".join(f"{k} {v}" for k, v in result["versions"].items() if v))

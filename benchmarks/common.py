@@ -112,6 +112,15 @@ def cpu_model() -> str:
     return platform.processor() or platform.machine()
 
 
+def compiled_for() -> str:
+    """The CPU that numba compiles the engine's kernels for (``NUMBA_CPU_NAME``, or LLVM's
+    name of the host's, e.g. ``znver4``): the same "model name" can hide processors
+    with different vector units, and the figures depend on which."""
+    from llvmlite import binding
+
+    return os.environ.get("NUMBA_CPU_NAME") or binding.get_host_cpu_name()
+
+
 def version(dist: str) -> str | None:
     try:
         return importlib.metadata.version(dist)
@@ -131,6 +140,7 @@ def machine() -> dict[str, Any]:
     return {
         "platform": platform.platform(),
         "cpu": cpu_model(),
+        "compiled_for": compiled_for(),
         "cores": os.cpu_count(),
         "usable_cores": usable,
         "load_average_1_5_15min": load,

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from llvmlite import binding as llvm
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -59,6 +60,9 @@ def test_benchmark_command_writes_the_table(tmp_path):
         result
     )
     assert result["machine"]["cores"] >= 1 and result["machine"]["cpu"]
+    # The CPU numba compiled for, which the figures depend on (a "model name" does not say).
+    want = os.environ.get("NUMBA_CPU_NAME") or llvm.get_host_cpu_name()
+    assert result["machine"]["compiled_for"] == want
     assert result["versions"]["numpy"]
 
     rows = result["rows"]

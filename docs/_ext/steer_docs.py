@@ -267,7 +267,7 @@ def results_markdown(name: str, kind: str, sections: set[str] | None) -> str:
     load = ", ".join(str(x) for x in m.get("load_average_1_5_15min", []))
     lines += [
         "",
-        f"Written by `{data['command']}` ({m['cpu']}, {m['cores']} cores, load average "
+        f"Written by `{data['command']}` ({_cpu(m)}, {m['cores']} cores, load average "
         f"{load}; {versions}).",
     ]
     return "\n".join(lines)
@@ -304,10 +304,17 @@ def _interval(iv: dict[str, float], signed: bool = False) -> str:
     return body if signed else body + "%"
 
 
+def _cpu(machine: dict) -> str:
+    """The processor of a results file's ``machine``, with the CPU its kernels were compiled
+    for where the file records it."""
+    target = machine.get("compiled_for")
+    return f"{machine['cpu']} (compiled for {target})" if target else machine["cpu"]
+
+
 def _written_by(data: dict) -> str:
     m = data["machine"]
     versions = ", ".join(f"{k} {v}" for k, v in data["versions"].items() if v)
-    return f"Written by `{data['command']}` ({m['cpu']}, {m['cores']} cores; {versions})."
+    return f"Written by `{data['command']}` ({_cpu(m)}, {m['cores']} cores; {versions})."
 
 
 def fidelity_markdown(name: str) -> str:
