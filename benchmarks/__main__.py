@@ -989,7 +989,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     print(f"command: {result['command']}")
     print(
         f"machine: {m['platform']}; {m['cpu']} (kernels compiled for "
-        f"{m.get('compiled_for')}); {m['cores']} cores ({m['usable_cores']} "
+        f"{m['compiled_for']}); {m['cores']} cores ({m['usable_cores']} "
         f"usable); load {m['load_average_1_5_15min']}; threads per library {args.threads}"
     )
     print("versions: " + ", ".join(f"{k} {v}" for k, v in result["versions"].items() if v))

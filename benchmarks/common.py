@@ -113,12 +113,14 @@ def cpu_model() -> str:
 
 
 def compiled_for() -> str:
-    """The CPU that numba compiles the engine's kernels for (``NUMBA_CPU_NAME``, or LLVM's
-    name of the host's, e.g. ``znver4``): the same "model name" can hide processors
-    with different vector units, and the figures depend on which."""
+    """The CPU that numba compiles the engine's kernels for (its ``CPU_NAME`` setting,
+    ``NUMBA_CPU_NAME``, or LLVM's name of the host's, e.g. ``znver4``): the same "model
+    name" can hide processors with different vector units, and the figures depend on
+    which."""
+    import numba
     from llvmlite import binding
 
-    return os.environ.get("NUMBA_CPU_NAME") or binding.get_host_cpu_name()
+    return numba.config.CPU_NAME or binding.get_host_cpu_name()
 
 
 def version(dist: str) -> str | None:
