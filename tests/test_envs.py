@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import gc
 import os
 import subprocess
 import sys
 import warnings
+import weakref
 
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
@@ -499,3 +501,19 @@ def test_rgb_array_frames_shape_not_blank_and_deterministic(env_id):
     for fa, fb in zip(a, b, strict=True):
         np.testing.assert_array_equal(fa, fb)
     assert not np.array_equal(a[0], c[0])
+
+
+@pytest.mark.parametrize("env_id", ["steer_env/Pursuit-v0", "steer_env/Herding-v0"])
+def test_a_single_env_lets_its_arrays_go_with_it(env_id):
+    """The single env's step holds its arrays in compiled code (steer_env.core.jit.bind):
+    they must go when the env goes, however many steps it took."""
+    env = gym.make(env_id)
+    env.reset(seed=0)
+    for _ in range(3):
+        env.step(env.action_space.sample())
+    position = weakref.ref(env.unwrapped.batch.state.position)
+    observations = weakref.ref(env.unwrapped.batch._buffers[0])
+    env.close()
+    del env
+    gc.collect()
+    assert position() is None and observations() is None

@@ -11,18 +11,22 @@ size and mtime, so only the contents can tell.
 
 from __future__ import annotations
 
+import collections
+import gc
 import json
 import os
 import shutil
 import subprocess
 import sys
 import types
+import weakref
 from pathlib import Path
 
 import numba
+import numpy as np
 
 import steer_env
-from steer_env.core.jit import specialise
+from steer_env.core.jit import SteerCacheLocator, _runner, bind, hold, specialise
 
 SCRIPT = """
 import json, sys
@@ -321,3 +325,55 @@ def test_specialisations_cached_by_different_processes_run_their_own_code_togeth
     both = _specialised(root, cache, "seek,flee")
     assert [r["force"] for r in both] == [seek["force"], flee["force"]]
     assert [(r["hits"], r["misses"]) for r in both] == [(1, 0), (1, 0)]
+
+
+# --------------------------------------------------------------------------- bound calls
+Pair = collections.namedtuple("Pair", ["total", "step"])
+
+
+@numba.njit(nogil=True)
+def _accumulate(pair, scale, count):
+    for i in range(pair.total.shape[0]):
+        pair.total[i] += pair.step[i] * scale
+    count[0] += 1
+
+
+def test_a_bound_call_runs_on_its_arrays_and_keeps_them_alive_until_it_goes():
+    """bind(f, args)() is f(*args) on the same arrays (changes in place either way are
+    seen), holds them while it exists and lets them go with it."""
+    total, step, count = np.zeros(3), np.array([1.0, 2.0, 3.0]), np.zeros(1, dtype=np.int64)
+    bound = bind(_accumulate, (Pair(total, step), 2.0, count))
+    assert count[0] == 0  # binding does not call
+    bound()
+    bound()
+    np.testing.assert_array_equal(total, [4.0, 8.0, 12.0])
+    step[:] = -1.0
+    total[0] = 100.0
+    bound()
+    np.testing.assert_array_equal(total, [98.0, 6.0, 10.0])
+    assert count[0] == 3
+
+    alive = weakref.ref(total)
+    del total, step
+    gc.collect()
+    assert alive() is not None  # the bound call holds it
+    bound()
+    np.testing.assert_array_equal(alive(), [96.0, 4.0, 8.0])
+    del bound
+    gc.collect()
+    assert alive() is None
+
+
+def test_a_bound_call_is_stamped_by_the_folders_of_the_function_it_calls():
+    """A bound call's machine code contains the function it calls: its cache must go stale
+    when that function's sources change (a task's rules, say), not only its own file's."""
+    from steer_env.rules.pursuit_evasion import compiled as rules_step
+
+    def stamp_of(function):
+        py = function.py_func
+        return SteerCacheLocator.from_function(py, py.__code__.co_filename).get_source_stamp()
+
+    runner = _runner(rules_step.step)
+    assert stamp_of(runner) == stamp_of(rules_step.step)
+    assert stamp_of(runner) != stamp_of(hold)  # (hold's own file: the core's stamp)
+    assert _runner(rules_step.step) is runner

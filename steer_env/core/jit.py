@@ -24,6 +24,11 @@ that calls it. Each copy runs the same code object under a qualified name that c
 tag of the constants' values (``step__<tag>``), so no two copies share a compiled symbol
 or cache files, and the same stamp keeps each of them fresh.
 
+Bound calls (:func:`bind`): a compiled function and the arguments a caller passes it every
+time (a single env's step), called as one compiled ``run(bound)`` that takes them as one
+object held by compiled code. Its machine code contains the function it calls, so its
+cache is stamped by that function's folders.
+
 ``NUMBA_DISABLE_JIT=1`` runs the numpy library's kernels and loops as plain Python (slowly,
 with the same results); the engine reads its records by attribute, which plain numpy
 records do not support, so the environments need numba's compiled step.
@@ -31,6 +36,7 @@ records do not support, so the environments need numba's compiled step.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import types
@@ -41,9 +47,11 @@ from typing import Any
 import numba
 import numpy as np
 from numba.core import caching, config
+from numba.core import types as nbtypes
 from numba.core.registry import CPUDispatcher
 from numba.cpython.unsafe.numbers import trailing_zeros
-from numba.extending import intrinsic
+from numba.experimental import structref
+from numba.extending import intrinsic, overload
 
 #: The compiled code's two folders. The numpy library's kernels and loops live in ``core``
 #: and read only ``core``; the engine (``engine``) compiles ``core``'s kernels into its
@@ -158,6 +166,9 @@ class SteerCacheLocator(caching._CacheLocator):
         candidates.append(os.path.join(user_wide, subpath))
         for path in candidates:
             self = cls(py_func, py_file, path)
+            # A bound call (bind) compiles in the code of the function it calls: it is
+            # stamped by that function's folders, not by its own file's.
+            self._stamp_dirs = getattr(py_func, "stamp_dirs", self._stamp_dirs)
             try:
                 self.ensure_cache_path()
             except OSError:
@@ -372,3 +383,120 @@ def _copy(dispatcher: Any, owners: tuple[dict, ...], constants: Mapping[str, Any
     made = numba.njit(cache=_claims(py.__code__.co_filename), **options)(fn)
     _copies[key] = made
     return made
+
+
+# --------------------------------------------------------------------------- bound calls
+@structref.register
+class BoundArgumentsType(nbtypes.StructRef):
+    """numba's type of :class:`BoundArguments`: one field, ``arguments``."""
+
+    def preprocess_fields(self, fields: Any) -> tuple:
+        return tuple((name, nbtypes.unliteral(typ)) for name, typ in fields)
+
+
+class BoundArguments(structref.StructRefProxy):
+    """A tuple of a compiled function's arguments held by compiled code (``arguments``: a
+    reference to each array, which it keeps alive). Passing it to compiled code converts
+    one object where the tuple converts every array it holds (:func:`bind`)."""
+
+
+structref.define_boxing(BoundArgumentsType, BoundArguments)
+
+
+def _new_bound(arguments: tuple) -> BoundArguments:
+    raise NotImplementedError("compiled code only (hold)")
+
+
+@overload(_new_bound)
+def _new_bound_compiled(arguments: Any) -> Any:
+    bound_type = BoundArgumentsType([("arguments", arguments)])
+
+    def make(arguments: Any) -> Any:
+        bound = structref.new(bound_type)
+        bound.arguments = arguments
+        return bound
+
+    return make
+
+
+@numba.njit(cache=True)
+def hold(arguments: tuple) -> BoundArguments:
+    """``arguments`` (a tuple of arrays, records, numbers and tuples of them) as a
+    :class:`BoundArguments`."""
+    return _new_bound(arguments)
+
+
+def _call_bound_typing(typingctx: Any, function: Any, bound: Any) -> Any:
+    if not (isinstance(function, nbtypes.Dispatcher) and isinstance(bound, BoundArgumentsType)):
+        return None
+    argument_types = bound.field_dict["arguments"].types
+    call = typingctx.resolve_function_type(function, argument_types, {})
+    if call is None:
+        return None
+
+    def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+        data = structref._Utils(context, builder, bound).get_data_struct(args[1])
+        held = data.arguments
+        # The held arrays are passed as they are: no reference is counted for them (the
+        # held tuple keeps them alive for the whole call), one atomic pair saved per array.
+        values = [builder.extract_value(held, i) for i in range(len(argument_types))]
+        context.get_function(function, call)(builder, values)
+        return context.get_dummy_value()
+
+    return nbtypes.none(function, bound), codegen
+
+
+#: ``call_bound(function, bound)``: ``function(*bound.arguments)`` in compiled code.
+call_bound: Any = intrinsic(_call_bound_typing)
+
+#: The compiled function a copy of :func:`_run_bound` calls (set in each copy's globals).
+BOUND_FUNCTION: Any = None
+
+
+def _run_bound(bound: Any) -> None:
+    call_bound(BOUND_FUNCTION, bound)
+
+
+_runners: dict[Any, Any] = {}
+
+
+def _runner(dispatcher: Any) -> Any:
+    """A compiled ``run(bound)`` that calls ``dispatcher(*bound.arguments)``: a copy of
+    :func:`_run_bound` with its function bound, cached under a tag of the function's name
+    and stamped by the folders of the function's own file."""
+    made = _runners.get(dispatcher)
+    if made is None:
+        py = dispatcher.py_func
+        target = f"{py.__module__}.{py.__qualname__}"
+        tag = hashlib.sha256(target.encode()).hexdigest()[:16]
+        template = _run_bound
+        fn = types.FunctionType(
+            template.__code__, {**template.__globals__, "BOUND_FUNCTION": dispatcher}, "run_bound"
+        )
+        fn.__qualname__ = f"_run_bound__{tag}"
+        dirs = _stamp_dirs(py.__code__.co_filename)
+        fn.stamp_dirs = dirs
+        kept = ("nogil", "error_model")
+        options = {k: v for k, v in dispatcher.targetoptions.items() if k in kept}
+        made = numba.njit(cache=dirs is not None, **options)(fn)
+        _runners[dispatcher] = made
+    return made
+
+
+def bind(dispatcher: Any, arguments: tuple) -> Any:
+    """``dispatcher`` (a compiled function) called with ``arguments`` as a function of no
+    arguments, for a caller that passes the same arguments (the same arrays, changed in
+    place) every time: a single env's step.
+
+    A compiled function converts each array it is passed on every call (about 20 ns each,
+    and a step takes over 40); the bound call passes one :class:`BoundArguments` that holds
+    them, and hands them on without counting references (Pursuit-v0's single env: 1.09 us
+    per compiled step instead of 1.85 us). The arrays stay alive as long as the bound call.
+    Plain Python (``functools.partial``) under ``NUMBA_DISABLE_JIT``."""
+    if not isinstance(dispatcher, CPUDispatcher):
+        return functools.partial(dispatcher, *arguments)
+    bound = hold(arguments)
+    runner = _runner(dispatcher)
+    signature = (numba.typeof(bound),)
+    runner.compile(signature)
+    return functools.partial(runner.overloads[signature].entry_point, bound)

@@ -316,7 +316,7 @@ class Batch:
         #: single env's path: no conversion or layout checks for it).
         self.action_buffer = np.zeros((self.num_envs, self.n_agents, 2))
         self._work = None  # the entry points' working arrays (_working)
-        self._reuse_step: tuple | None = None  # the single env's step arguments (step)
+        self._reuse_step: Any = None  # the single env's bound step (step)
 
     def __getstate__(self) -> dict:
         # Compiled entry points and memoryviews cannot be pickled; a copy makes its own.
@@ -454,13 +454,17 @@ class Batch:
         reuse=True)`` overwrites (the single env's path, which copies what it keeps)."""
         if reuse and active is None and actions is self.action_buffer:
             # The single env's call: every argument is one of the batch's own arrays, so
-            # the argument tuple and the machine-code entry are made once and kept.
-            fixed = self._reuse_step
-            if fixed is None:
-                fixed = self._reuse_step = self._step_arguments(*self._buffers, actions)
-                self._call("step", fixed)
+            # they are bound to the compiled step once (bind), and each step passes them
+            # as one object.
+            bound = self._reuse_step
+            if bound is None:
+                from steer_env.core.jit import bind
+
+                arguments = self._step_arguments(*self._buffers, actions)
+                self._call("step", arguments)
+                self._reuse_step = bind(self._entry("step"), arguments)
             else:
-                self._entries["step"](*fixed)
+                bound()
             obs, results, env_results = self._buffers
             return self._result_type(results, env_results, obs, self._buffer_bytes)
         if reuse:
