@@ -24,9 +24,10 @@ from pathlib import Path
 
 import numba
 import numpy as np
+from numba.core.caching import NullCache
 
 import steer_env
-from steer_env.core.jit import SteerCacheLocator, _runner, bind, hold, specialise
+from steer_env.core.jit import SteerCacheLocator, bind, bound_functions, specialise
 
 SCRIPT = """
 import json, sys
@@ -364,16 +365,26 @@ def test_a_bound_call_runs_on_its_arrays_and_keeps_them_alive_until_it_goes():
     assert alive() is None
 
 
-def test_a_bound_call_is_stamped_by_the_folders_of_the_function_it_calls():
+def test_a_bound_call_is_cached_apart_and_stamped_by_the_function_it_calls():
     """A bound call's machine code contains the function it calls: its cache must go stale
-    when that function's sources change (a task's rules, say), not only its own file's."""
+    when that function's sources change (a task's rules, say), not only its own file's.
+    Its compiled parts are the function's own, so no other caller's argument types are in
+    their caches' indexes (an index that named a type of a module another process cannot
+    import would fail every later load); a function outside the package is not cached."""
+    from steer_env.engine import step as engine_step
     from steer_env.rules.pursuit_evasion import compiled as rules_step
 
     def stamp_of(function):
         py = function.py_func
         return SteerCacheLocator.from_function(py, py.__code__.co_filename).get_source_stamp()
 
-    runner = _runner(rules_step.step)
-    assert stamp_of(runner) == stamp_of(rules_step.step)
-    assert stamp_of(runner) != stamp_of(hold)  # (hold's own file: the core's stamp)
-    assert _runner(rules_step.step) is runner
+    hold, run = bound_functions(rules_step.step)
+    assert stamp_of(hold) == stamp_of(run) == stamp_of(rules_step.step)
+    assert stamp_of(run) != stamp_of(engine_step.forces_of)
+    assert bound_functions(rules_step.step) == (hold, run)
+    other_hold, other_run = bound_functions(engine_step.forces_of)
+    assert stamp_of(other_run) == stamp_of(engine_step.forces_of) != stamp_of(run)
+    assert other_hold.py_func.__qualname__ != hold.py_func.__qualname__
+    assert other_run.py_func.__qualname__ != run.py_func.__qualname__
+    assert all(isinstance(f._cache, NullCache) for f in bound_functions(_accumulate))
+    assert not any(isinstance(f._cache, NullCache) for f in (hold, run))

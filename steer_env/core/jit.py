@@ -404,7 +404,7 @@ structref.define_boxing(BoundArgumentsType, BoundArguments)
 
 
 def _new_bound(arguments: tuple) -> BoundArguments:
-    raise NotImplementedError("compiled code only (hold)")
+    raise NotImplementedError("compiled code only (bind)")
 
 
 @overload(_new_bound)
@@ -419,10 +419,7 @@ def _new_bound_compiled(arguments: Any) -> Any:
     return make
 
 
-@numba.njit(cache=True)
-def hold(arguments: tuple) -> BoundArguments:
-    """``arguments`` (a tuple of arrays, records, numbers and tuples of them) as a
-    :class:`BoundArguments`."""
+def _hold(arguments: Any) -> Any:
     return _new_bound(arguments)
 
 
@@ -457,29 +454,32 @@ def _run_bound(bound: Any) -> None:
     call_bound(BOUND_FUNCTION, bound)
 
 
-_runners: dict[Any, Any] = {}
+_bound_copies: dict[Any, tuple[Any, Any]] = {}
 
 
-def _runner(dispatcher: Any) -> Any:
-    """A compiled ``run(bound)`` that calls ``dispatcher(*bound.arguments)``: a copy of
-    :func:`_run_bound` with its function bound, cached under a tag of the function's name
-    and stamped by the folders of the function's own file."""
-    made = _runners.get(dispatcher)
+def bound_functions(dispatcher: Any) -> tuple[Any, Any]:
+    """The compiled ``hold(arguments)`` and ``run(bound)`` of :func:`bind` for
+    ``dispatcher``: ``hold`` makes a tuple of its arguments a :class:`BoundArguments`,
+    ``run`` calls ``dispatcher(*bound.arguments)``. Copies of :func:`_hold` and
+    :func:`_run_bound` of their own (the function bound into ``run``), cached under a tag
+    of the function's name and stamped by the folders of the function's own file: only
+    its arguments' types are ever in their caches' indexes, and ``run`` compiles in its
+    code. Not cached for a function of another file."""
+    made = _bound_copies.get(dispatcher)
     if made is None:
         py = dispatcher.py_func
-        target = f"{py.__module__}.{py.__qualname__}"
-        tag = hashlib.sha256(target.encode()).hexdigest()[:16]
-        template = _run_bound
-        fn = types.FunctionType(
-            template.__code__, {**template.__globals__, "BOUND_FUNCTION": dispatcher}, "run_bound"
-        )
-        fn.__qualname__ = f"_run_bound__{tag}"
+        tag = hashlib.sha256(f"{py.__module__}.{py.__qualname__}".encode()).hexdigest()[:16]
         dirs = _stamp_dirs(py.__code__.co_filename)
-        fn.stamp_dirs = dirs
         kept = ("nogil", "error_model")
         options = {k: v for k, v in dispatcher.targetoptions.items() if k in kept}
-        made = numba.njit(cache=dirs is not None, **options)(fn)
-        _runners[dispatcher] = made
+        copies = []
+        for template in (_hold, _run_bound):
+            glb = {**template.__globals__, "BOUND_FUNCTION": dispatcher}
+            fn = types.FunctionType(template.__code__, glb, template.__name__)
+            fn.__qualname__ = f"{template.__qualname__}__{tag}"
+            fn.stamp_dirs = dirs
+            copies.append(numba.njit(cache=dirs is not None, **options)(fn))
+        made = _bound_copies[dispatcher] = (copies[0], copies[1])
     return made
 
 
@@ -495,8 +495,8 @@ def bind(dispatcher: Any, arguments: tuple) -> Any:
     Plain Python (``functools.partial``) under ``NUMBA_DISABLE_JIT``."""
     if not isinstance(dispatcher, CPUDispatcher):
         return functools.partial(dispatcher, *arguments)
+    hold, runner = bound_functions(dispatcher)
     bound = hold(arguments)
-    runner = _runner(dispatcher)
     signature = (numba.typeof(bound),)
     runner.compile(signature)
     return functools.partial(runner.overloads[signature].entry_point, bound)
