@@ -140,7 +140,10 @@ class TaskParallelEnv(ParallelEnv):
         act = self._actions_array(actions)
         if not self.agents:
             return {}, {}, {}, {}, {}
-        result = self.batch.step(act)
+        # The batch's own action buffer and result buffers: its single-environment step
+        # (bound once to the compiled step); what is kept is copied or decoded below.
+        self.batch.action_buffer[...] = act
+        result = self.batch.step(self.batch.action_buffer, reuse=True)
         live = self.agents
         obs, rewards, terminations, truncations = {}, {}, {}, {}
         rows = [result.row(0, self._index[name]) for name in live]
