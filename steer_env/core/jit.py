@@ -224,7 +224,6 @@ def _flat_rows_python(table: Any) -> Any:
 
 def _flat_rows_typing(typingctx: Any, table: Any) -> Any:
     from numba.core import cgutils
-    from numba.core import types as nbtypes
     from numba.core.imputils import impl_ret_borrowed
     from numba.np.arrayobj import make_array, populate_array
 
