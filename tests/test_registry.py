@@ -125,3 +125,20 @@ def test_gymnasium_ids_come_from_the_registry():
         spec = gym.spec(task.env_id)
         assert spec.entry_point == task.entry_point
         assert spec.vector_entry_point == task.vector_entry_point
+
+
+def test_every_task_env_class_is_exported_by_class_name_from_its_entry_point():
+    import importlib
+
+    import steer_env.envs as envs
+
+    for task in TASKS.values():
+        module, _, name = task.entry_point.partition(":")
+        cls = getattr(importlib.import_module(module), name)
+        assert getattr(envs, name) is cls
+        assert name in envs.__all__ and name in dir(envs)
+        namespace: dict = {}
+        exec(f"from steer_env.envs import {name}", namespace)
+        assert namespace[name] is cls
+    with pytest.raises(AttributeError, match=r"'steer_env\.envs' has no attribute 'NoSuchEnv'"):
+        envs.NoSuchEnv  # noqa: B018

@@ -1,17 +1,17 @@
-"""Gymnasium front ends of the registered tasks: ``steer_env/Pursuit-v0``,
-``steer_env/Evasion-v0``, ``steer_env/Herding-v0`` and ``steer_env/Crowd-v0`` (single env,
-native vector env),
-registered from
-:data:`steer_env.tasks.TASKS`."""
+"""Gymnasium front ends of the registered tasks (single env, native vector env), registered
+from :data:`steer_env.tasks.TASKS` under the ids of :data:`ENV_IDS`.
+
+Every registered task's env class is an attribute of this package under its class name
+(``from steer_env.envs import FlockingEnv``), read from the task's ``entry_point`` and
+imported on first use, so a task added to the registry needs no line here."""
 
 from __future__ import annotations
 
+from importlib import import_module
+from typing import Any
+
 from gymnasium.envs.registration import register, registry
 
-from steer_env.envs.crowd import CrowdEnv
-from steer_env.envs.evasion import EvasionEnv
-from steer_env.envs.herding import HerdingEnv
-from steer_env.envs.pursuit import PursuitEnv
 from steer_env.tasks import TASKS, TaskConfig
 
 ENV_IDS = tuple(task.env_id for task in TASKS.values())
@@ -36,12 +36,25 @@ def register_envs() -> None:
 
 register_envs()
 
-__all__ = [
-    "ENV_IDS",
-    "CrowdEnv",
-    "EvasionEnv",
-    "HerdingEnv",
-    "PursuitEnv",
-    "TaskConfig",
-    "register_envs",
-]
+
+def _env_classes() -> dict[str, str]:
+    """Each registered task's env class name -> its ``entry_point`` (``module:Class``)."""
+    return {task.entry_point.rpartition(":")[2]: task.entry_point for task in TASKS.values()}
+
+
+def __getattr__(name: str) -> Any:
+    """A registered task's env class by its class name, imported from its entry point."""
+    entry_point = _env_classes().get(name)
+    if entry_point is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    module, _, attribute = entry_point.partition(":")
+    value = getattr(import_module(module), attribute)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_env_classes()))
+
+
+__all__ = ["ENV_IDS", *sorted(_env_classes()), "TaskConfig", "register_envs"]
