@@ -7,10 +7,9 @@ imported on first use, so a task added to the registry needs no line here."""
 
 from __future__ import annotations
 
-from importlib import import_module
 from typing import Any
 
-from gymnasium.envs.registration import register, registry
+from gymnasium.envs.registration import load_env_creator, register, registry
 
 from steer_env.tasks import TASKS, TaskConfig
 
@@ -47,8 +46,7 @@ def __getattr__(name: str) -> Any:
     entry_point = _env_classes().get(name)
     if entry_point is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    module, _, attribute = entry_point.partition(":")
-    value = getattr(import_module(module), attribute)
+    value = load_env_creator(entry_point)
     globals()[name] = value
     return value
 
