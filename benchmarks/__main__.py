@@ -52,7 +52,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from steer_env.cli import OneLineParser, add_alias, positive_float, positive_int
+from steer_env.cli import OneLineParser, add_alias, doc_summary, positive_float, positive_int
 
 SECTIONS = (
     "single",
@@ -95,7 +95,7 @@ ENV_NAMES = {"pursuit": "Pursuit", "evasion": "Evasion"}
 
 
 def parse(argv: list[str] | None) -> argparse.Namespace:
-    p = OneLineParser(prog="python -m benchmarks", description=__doc__.splitlines()[0].strip("`: "))
+    p = OneLineParser(prog="python -m benchmarks", description=doc_summary(__doc__))
     p.add_argument(
         "--sections",
         default=",".join(SECTIONS),

@@ -47,7 +47,7 @@ import scipy  # noqa: E402
 
 from benchmarks.common import Row, machine, versions  # noqa: E402
 from steer_env import behaviors, combine, physics  # noqa: E402
-from steer_env.cli import OneLineParser  # noqa: E402
+from steer_env.cli import OneLineParser, doc_summary  # noqa: E402
 from steer_env.neighbors import find_neighbors  # noqa: E402
 
 NEIGHBOR_RADIUS = 5.0  # m
@@ -343,9 +343,7 @@ def fmt_limit(seconds: float) -> str:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = OneLineParser(
-        prog="python -m benchmarks.bench_core", description=__doc__.splitlines()[0]
-    )
+    parser = OneLineParser(prog="python -m benchmarks.bench_core", description=doc_summary(__doc__))
     parser.add_argument("--quick", action="store_true", help="fewer repeats")
     parser.add_argument(
         "--json",

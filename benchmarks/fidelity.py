@@ -30,10 +30,18 @@ from pathlib import Path
 import numpy as np
 
 from agents.evaluation.stats import paired_proportion_difference, wilson_interval
+from steer_env.cli import (
+    OneLineParser,
+    atomic_write_bytes,
+    doc_summary,
+    fail,
+    positive_int,
+    seed_int,
+)
 from steer_env.engine.batch import Batch
 from steer_env.engine.strategy import Behavior, Strategy
 from steer_env.envs import streams
-from steer_env.tasks import Task, get_task
+from steer_env.tasks import TASKS, Task, get_task
 
 Change = Callable[[Strategy], Strategy]
 
@@ -115,6 +123,12 @@ def captures(
     return caught
 
 
+def has_pursuers_and_evaders(task: Task) -> bool:
+    """Whether ``task``'s default roster has the two teams the variants change."""
+    teams = {vehicle.team for vehicle in task.roster(task.default_config)}
+    return {"pursuer", "evader"} <= teams
+
+
 def measure(
     tasks: Sequence[str], episodes: int, seed: int, variants: Sequence[str]
 ) -> list[dict[str, object]]:
@@ -182,11 +196,9 @@ def to_json(
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="python -m benchmarks.fidelity", description=__doc__.split("\n\n")[0]
-    )
-    parser.add_argument("--episodes", type=int, default=1000)
-    parser.add_argument("--seed", type=int, default=1_000_000, help="first episode seed")
+    parser = OneLineParser(prog="python -m benchmarks.fidelity", description=doc_summary(__doc__))
+    parser.add_argument("--episodes", type=positive_int, default=1000)
+    parser.add_argument("--seed", type=seed_int, default=1_000_000, help="first episode seed")
     parser.add_argument("--env", nargs="+", default=["pursuit", "evasion"])
     parser.add_argument("--variants", nargs="+", default=list(VARIANTS), choices=list(VARIANTS))
     parser.add_argument(
@@ -196,16 +208,33 @@ def main(argv: Sequence[str] | None = None) -> int:
         metavar="PATH",
         help="results file to write (default benchmarks/results_fidelity.json)",
     )
-    args = parser.parse_args(argv)
-    if args.episodes < 1:
-        parser.error(f"--episodes must be a positive integer, got {args.episodes}")
+
+    def check(args: argparse.Namespace) -> None:
+        # Every mistake before the minutes of episodes: the names, and where the file goes.
+        for name in args.env:
+            try:
+                task = get_task(name)
+            except ValueError as exc:
+                parser.error(f"--env: {exc}")
+            if not has_pursuers_and_evaders(task):
+                usable = ", ".join(t.name for t in TASKS.values() if has_pursuers_and_evaders(t))
+                parser.error(
+                    f"--env: {task.name} has no scripted pursuers and evaders to vary; "
+                    f"use one of {usable}"
+                )
+        if not args.json.parent.is_dir():
+            parser.error(f"--json: folder {str(args.json.parent)!r} does not exist")
+
+    args = parser.parse_args(argv, check=check)
     rows = measure(args.env, args.episodes, args.seed, args.variants)
     print(format_rows(rows, args.episodes))
     words = sys.argv[1:] if argv is None else list(argv)
     command = " ".join(["python -m benchmarks.fidelity", *words])
     result = to_json(rows, command, args.episodes, args.seed)
-    args.json.parent.mkdir(parents=True, exist_ok=True)
-    args.json.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    try:
+        atomic_write_bytes(args.json, (json.dumps(result, indent=2) + "\n").encode("utf-8"))
+    except OSError as exc:
+        return fail("python -m benchmarks.fidelity", f"cannot write {args.json}: {exc}")
     print(f"wrote {args.json}")
     return 0
 

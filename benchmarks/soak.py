@@ -1,8 +1,10 @@
 """Soak test: millions of env-steps across extreme but valid configurations, checking the
 invariants every step.
 
-    python -m benchmarks.soak                     # 10,000,000 env-steps (about a minute)
-    python -m benchmarks.soak --steps 1_000_000 --seed 3
+``--steps`` is rounded up to whole rounds of 4,096 envs x 250 steps (1,024,000 env-steps).
+
+    python -m benchmarks.soak                     # 10 rounds: 10,240,000 env-steps
+    python -m benchmarks.soak --steps 1_000_000 --seed 3   # 1 round
 
 Each round builds a native vector env of every task with a configuration drawn at the
 edges of the documented ranges (tiny and huge masses, speeds, forces, weights, arenas,
@@ -21,7 +23,7 @@ import gymnasium as gym
 import numpy as np
 
 import steer_env  # noqa: F401
-from steer_env.cli import OneLineParser, int_in, non_negative_int
+from steer_env.cli import OneLineParser, doc_summary, int_in, non_negative_int
 from steer_env.tasks import TASKS
 from steer_env.tasks.config import _RANGES
 
@@ -72,8 +74,14 @@ def violations(venv, obs, reward) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = OneLineParser(prog="python -m benchmarks.soak", description=__doc__.split("\n")[0])
-    parser.add_argument("--steps", type=int_in(1), default=10_000_000, help="env-steps in all")
+    parser = OneLineParser(prog="python -m benchmarks.soak", description=doc_summary(__doc__))
+    parser.add_argument(
+        "--steps",
+        type=int_in(1),
+        default=10_000_000,
+        help=f"env-steps in all, rounded up to whole rounds of {NUM_ENVS:,} envs x "
+        f"{STEPS_PER_ROUND} steps (default 10,000,000: 10 rounds)",
+    )
     parser.add_argument("--seed", type=non_negative_int, default=0)
     args = parser.parse_args(argv)
     rng = np.random.default_rng(args.seed)

@@ -48,7 +48,7 @@ from typing import Any
 
 import numpy as np
 
-from steer_env.cli import OneLineParser, positive_int
+from steer_env.cli import OneLineParser, doc_summary, positive_int
 
 HERE = Path(__file__).resolve().parent
 THRESHOLDS = (0.90, 0.95)
@@ -470,7 +470,7 @@ def parse(argv: list[str] | None) -> Any:
     from steer_env.tasks import REGISTRY
 
     single = [name for name, t in REGISTRY.items() if t.metrics.layout == "agents"]
-    p = OneLineParser(prog="python -m benchmarks.training", description=__doc__.splitlines()[0])
+    p = OneLineParser(prog="python -m benchmarks.training", description=doc_summary(__doc__))
     p.add_argument("--task", choices=single, default="pursuit", help="task (default pursuit)")
     p.add_argument(
         "--framework",

@@ -44,6 +44,15 @@ class OneLineParser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {' '.join(message.split())} (see --help)\n")
 
 
+def doc_summary(doc: str | None) -> str:
+    """A module docstring's first paragraph as one line of ``--help`` text: without the
+    reStructuredText double backquotes, and without a leading ``python -m tool:`` that only
+    repeats the program's name."""
+    first = " ".join((doc or "").strip().split("\n\n")[0].split()).replace("``", "")
+    head, sep, rest = first.partition(": ")
+    return rest if sep and head.startswith("python ") else first
+
+
 def fail(prog: str, message: object, status: int = 1) -> int:
     """Print ``<prog>: error: <message>`` as one line on stderr and return ``status``: the
     one error format of every tool (the same as :class:`OneLineParser`'s, without the

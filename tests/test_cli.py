@@ -19,6 +19,9 @@ TOOLS = {
     "python -m steer_env.demos.gallery": [sys.executable, "-m", "steer_env.demos.gallery", "seek"],
     "python -m benchmarks": [sys.executable, "-m", "benchmarks"],
     "python -m benchmarks.bench_core": [sys.executable, "-m", "benchmarks.bench_core"],
+    "python -m benchmarks.fidelity": [sys.executable, "-m", "benchmarks.fidelity"],
+    "python -m benchmarks.soak": [sys.executable, "-m", "benchmarks.soak"],
+    "python -m benchmarks.training": [sys.executable, "-m", "benchmarks.training"],
 }
 WITH = {
     "--seed": ["python train.py", "python -m agents.compare", "python -m agents.render",
@@ -88,6 +91,42 @@ def test_help_states_the_shared_ranges_and_the_device_default(tmp_path):
             assert "64 to 4096" in text and "1 to 240" in text, prog
         if prog in WITH["--device"]:
             assert "--device {auto,cpu,cuda}" in text and "(default auto:" in text, prog
+        assert "``" not in text, prog  # reStructuredText belongs in the docs, not in --help
+
+
+def test_doc_summary_is_the_first_paragraph_as_plain_text():
+    doc = """``python -m tool``: what it
+    does, in ``two`` lines.
+
+    More."""
+    assert cli.doc_summary(doc) == "what it does, in two lines."
+    assert cli.doc_summary("Plain: a summary.\n\nMore.") == "Plain: a summary."
+    assert cli.doc_summary(None) == ""
+
+
+@pytest.mark.parametrize(
+    "args,text",
+    [
+        (["--env", "nosuch"], "--env: unknown env 'nosuch'"),
+        (["--env", "herding"], "herding has no scripted pursuers and evaders"),
+        (["--episodes", "-3"], "argument --episodes: expected a positive integer"),
+        (["--json", "missing/a.json"], "--json: folder 'missing' does not exist"),
+    ],
+)
+def test_fidelity_mistakes_are_one_line_before_any_episode(tmp_path, args, text):
+    prog = "python -m benchmarks.fidelity"
+    line = _one_line_error(_run(TOOLS[prog], *args, cwd=tmp_path), prog)
+    assert text in line
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_train_reports_a_run_folder_it_cannot_create_in_one_line(tmp_path):
+    (tmp_path / "file").write_text("not a folder")
+    prog = "python train.py"
+    r = _run(
+        TOOLS[prog], "--out", str(tmp_path / "file" / "runs"), "--timesteps", "10", cwd=tmp_path
+    )
+    assert "cannot create the run folder" in _one_line_error(r, prog)
 
 
 def test_deprecated_alias_note_never_adds_a_line_to_an_error(capsys):

@@ -138,7 +138,11 @@ def _column(path: Path, name: str) -> list[str]:
         (["-m", "agents.sweep", "--env", "herding", "--vary", "n_sheep"], "bad --vary"),
         (
             ["-m", "agents.sweep", "--env", "herding", "--no-learned", "--vary", "n_sheep=5,0"],
-            "n_sheep must be",
+            "--vary: n_sheep must be",
+        ),
+        (
+            ["-m", "agents.sweep", "--env", "herding", "--no-learned", "--vary", "n_sheeep=5"],
+            "--vary: got an unexpected keyword argument 'n_sheeep'",
         ),
         (["-m", "agents.sweep", "--env", "herding", "--vary", "observed_sheep=3"], "observes"),
         (

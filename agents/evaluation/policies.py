@@ -389,7 +389,9 @@ def config_pair(text: str) -> tuple[str, Any]:
     return key, value
 
 
-def config_overrides(pairs: Any, env: str, several: bool = False) -> dict[str, Any]:
+def config_overrides(
+    pairs: Any, env: str, several: bool = False, option: str = "--set"
+) -> dict[str, Any]:
     """The task configuration of ``--set KEY=VALUE`` options (``pairs``: what
     :func:`config_pair` returned, or a dict already made of them), checked by the task of
     ``env`` and, when ``env`` is a Gymnasium id, by building that env (Herding-v0 has one
@@ -397,7 +399,7 @@ def config_overrides(pairs: Any, env: str, several: bool = False) -> dict[str, A
     range. ``several``: the caller also plays a configuration with several learned agents
     of the role in the task's PettingZoo form
     (:func:`agents.evaluation.shared.several_agents`), which is then checked by the task
-    alone."""
+    alone. ``option`` is the command-line option the errors name."""
     overrides = dict(pairs or {})
     if not overrides:
         return {}
@@ -418,7 +420,7 @@ def config_overrides(pairs: Any, env: str, several: bool = False) -> dict[str, A
 
             gym.make(env, **overrides).close()
     except (TypeError, ValueError) as exc:
-        raise UsageError(f"--set: {exc}") from None
+        raise UsageError(f"{option}: {exc}") from None
     return overrides
 
 

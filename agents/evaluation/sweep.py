@@ -102,7 +102,7 @@ def sweep(
     rows = []
     for name, values in varied:
         for value in values:
-            config = config_overrides({**base, name: value}, env_id, several=True)
+            config = config_overrides({**base, name: value}, env_id, several=True, option="--vary")
             cfg = task_of(env_id).config(**config)
             obs_shape = agent_spaces(env_id, config)[0].shape
             if policy is not None and tuple(policy.model.observation_space.shape) != obs_shape:
@@ -276,7 +276,7 @@ def _sweep_command(args: argparse.Namespace) -> int:
                 f"with --set {name}=N"
             )
         for value in values:  # every row before any runs
-            config_overrides({**base, name: value}, env_id, several=True)
+            config_overrides({**base, name: value}, env_id, several=True, option="--vary")
     policy = None
     if model_path is not None:
         policy = load_policy(

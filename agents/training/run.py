@@ -282,7 +282,7 @@ def prepare_run_dir(paths: RunPaths, resume: bool, overwrite: bool) -> list[Path
     """Create the run folder. An existing one is an error unless ``resume`` (continue it) or
     ``overwrite`` (delete it first): :func:`check_new_run_dir`. Temporary files left by a run
     killed mid-write are deleted (never loaded: checkpoints are found by name); returns
-    them."""
+    them. A folder that cannot be cleared or created is a :class:`UsageError` naming it."""
     import shutil
 
     root = paths.root
@@ -291,9 +291,12 @@ def prepare_run_dir(paths: RunPaths, resume: bool, overwrite: bool) -> list[Path
         if not paths.config.is_file():
             raise UsageError(f"cannot resume: {root} is not a run folder (no config.json)")
         return remove_stale_temporaries(root)
-    if check_new_run_dir(paths, overwrite):
-        shutil.rmtree(root)
-    root.mkdir(parents=True, exist_ok=True)
+    try:
+        if check_new_run_dir(paths, overwrite):
+            shutil.rmtree(root)
+        root.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:  # an --out the user cannot write: their mistake, one line
+        raise UsageError(f"cannot create the run folder {root}: {exc.strerror or exc}") from exc
     return remove_stale_temporaries(root)
 
 
