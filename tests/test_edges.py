@@ -160,6 +160,9 @@ def test_huge_actions_are_clipped_to_max_force_not_lost(env_id):
         ([0.5], "action must have shape (2,)"),
         ("forward", "action must be numbers"),
         ([10**400, 0], "action must be"),
+        (np.array([0.5 + 9j, 0.0]), "action must be real numbers"),
+        (np.array([True, False]), "action must be real numbers"),
+        (np.ma.masked_array([0.1, np.nan], mask=[False, True]), "none masked"),
     ],
 )
 def test_bad_actions_are_clear_errors_and_change_nothing(action, fragment):

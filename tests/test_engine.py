@@ -263,7 +263,10 @@ def test_dithering_is_reproducible_from_the_stream_keys():
         (lambda: Behavior("teleport"), "unknown behavior 'teleport'"),
         (lambda: Behavior("seek", target="moon"), "unknown target 'moon'"),
         (lambda: Behavior("wander", wander_radiu=1.0), "unknown parameter(s) 'wander_radiu'"),
-        (lambda: Behavior("seek", weight=-1.0), "seek.weight must be >= 0"),
+        (lambda: Behavior("seek", weight=-1.0), "seek.weight must be in [0, 1e+06]"),
+        (lambda: Behavior("seek", weight=1e308), "seek.weight must be in [0, 1e+06]"),
+        (lambda: Behavior("wander", wander_radius=1e300), "wander.wander_radius must be at most"),
+        (lambda: Behavior("evade", threat_range=-1e9), "at most 1e+06 in magnitude (or inf)"),
         (lambda: Behavior("evade", threat_range=float("nan")), "evade.threat_range"),
         (lambda: Behavior("seek", probability=0.0), "seek.probability must be in (0, 1]"),
         (lambda: Strategy([Behavior("seek")], combination="average"), "unknown combination"),
@@ -274,6 +277,40 @@ def test_bad_strategies_are_clear_errors(make, fragment):
     with pytest.raises(ValueError) as err:
         make()
     assert fragment in str(err.value)
+
+
+@pytest.mark.parametrize("combination", ["prioritized", "weighted_sum"])
+def test_largest_accepted_weights_and_parameters_keep_the_state_finite(combination):
+    """Every behaviour at the largest weight a Behavior accepts, and its numeric parameters
+    at the largest finite magnitude, steer a real env without a NaN or an inf."""
+    import gymnasium as gym
+
+    import steer_env  # noqa: F401
+    from steer_env.engine.strategy import MAGNITUDE_MAX
+
+    top = MAGNITUDE_MAX
+    behaviors = [
+        Behavior("seek", weight=top),
+        Behavior("pursuit", weight=top, prediction_time=top),
+        Behavior("wander", weight=top, wander_radius=top, wander_distance=top, wander_jitter=top),
+        Behavior("wall_avoidance", weight=top, feeler_length=top),
+        Behavior("obstacle_avoidance", weight=top, detection_length=top, braking_weight=top),
+        Behavior("arrive", weight=top, slowing_radius=top),
+    ]
+    env = gym.make(
+        "steer_env/Evasion-v0",
+        opponent_strategy=Strategy(behaviors, combination=combination),
+        n_obstacles=4,
+    )
+    obs, _ = env.reset(seed=0)
+    rng = np.random.default_rng(0)
+    for _ in range(60):
+        obs, reward, terminated, truncated, _ = env.step(rng.uniform(-1, 1, 2).astype(np.float32))
+        world = env.unwrapped
+        assert np.isfinite(obs).all() and np.isfinite(reward)
+        assert np.isfinite(world.positions).all() and np.isfinite(world.velocities).all()
+        if terminated or truncated:
+            obs, _ = env.reset()
 
 
 def test_layout_names_every_behaviour_of_the_library():

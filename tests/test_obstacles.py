@@ -420,6 +420,8 @@ def test_frames_show_the_obstacles(env_id):
         ({"obstacles": [(0, 0)]}, "obstacles must be"),
         ({"obstacles": "many"}, "obstacles must be"),
         ({"obstacles": [(0, 0, float("nan"))]}, "obstacles must be"),
+        ({"obstacles": [("1", "2", "0.5")]}, "obstacles must be"),
+        ({"obstacles": [(1.0, 2.0, True)]}, "obstacles must be"),
         ({"obstacles": [(12.0, 0.0, 1.0)]}, r"obstacles\[0\]"),
         ({"obstacles": [(0, 0, 2), (4.2, 0, 2)]}, r"obstacles\[0\] and obstacles\[1\]"),
         ({"n_obstacles": 4, "obstacle_gap": 0.2}, "obstacle_gap"),

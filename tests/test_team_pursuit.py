@@ -197,6 +197,19 @@ def test_bad_actions_name_the_agent_and_simulate_nothing(change, match):
     env.step({a: [0.5, 0.5] for a in env.agents})  # still usable
 
 
+@pytest.mark.parametrize("bad", [[np.nan, 0.0], [0.0, 0.0, 0.0], None])
+def test_aec_bad_action_is_refused_on_its_own_turn(bad):
+    env = team_pursuit_v0.env()
+    env.reset(seed=0)
+    first = env.agent_selection
+    with pytest.raises(ValueError, match=f"'{first}'"):
+        env.step(bad)
+    assert env.agent_selection == first  # the turn is still the same agent's
+    for _ in range(len(env.agents) * 3):  # and every later turn plays
+        env.step(np.array([0.5, 0.5]))
+    assert env.agent_selection in env.agents
+
+
 @pytest.mark.parametrize(
     ("kwargs", "match"),
     [

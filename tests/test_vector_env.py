@@ -125,6 +125,17 @@ def test_reset_mask_resets_only_selected_envs():
     assert not np.allclose(sim.position[mask], before[mask])
 
 
+def test_vector_seeds_as_an_integer_array_are_a_list_of_seeds():
+    venv = gym.make_vec("steer_env/Pursuit-v0", num_envs=3)
+    from_array, _ = venv.reset(seed=np.array([7, 0, 2**40], dtype=np.int64))
+    from_list, _ = venv.reset(seed=[7, 0, 2**40])
+    np.testing.assert_array_equal(from_array, from_list)
+    with pytest.raises(ValueError, match="seed must be an int or a list of 3 seeds"):
+        venv.reset(seed=np.arange(2))
+    with pytest.raises(ValueError, match=r"seed\[1\] must be a non-negative integer"):
+        venv.reset(seed=np.array([0, -1, 2]))
+
+
 def test_vector_bad_input():
     with pytest.raises(ValueError, match=r"num_envs must be an integer in \[1, 16777216\]"):
         gym.make_vec("steer_env/Pursuit-v0", num_envs=0)

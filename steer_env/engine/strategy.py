@@ -118,6 +118,10 @@ DEFAULT_TARGET = {
 }
 
 _FLAGS = ("offset_spread", "path_loop", "flow_clockwise")
+#: The largest magnitude of a finite weight or parameter: the bound of the tasks'
+#: configuration weights and forces, within which every product the step forms stays far
+#: below float64's range (a weight of 1e308 times a force is not finite).
+MAGNITUDE_MAX = 1e6
 #: Parameters that may be infinite (no limit).
 _MAY_BE_INF = (
     "threat_range",
@@ -156,8 +160,8 @@ class Behavior:
                 f"{', '.join(DEFAULTS)}"
             )
         weight = _number(f"{kind}.weight", weight)
-        if weight < 0:
-            raise ValueError(f"{kind}.weight must be >= 0, got {weight!r}")
+        if not 0 <= weight <= MAGNITUDE_MAX:
+            raise ValueError(f"{kind}.weight must be in [0, {MAGNITUDE_MAX:g}], got {weight!r}")
         for name, value in params.items():
             if name in OPTIONS:
                 option_code(name, value, f"{kind}.{name}")
@@ -167,6 +171,11 @@ class Behavior:
                     raise ValueError(f"{kind}.{name} must be True or False, got {value!r}")
                 continue
             v = _number(f"{kind}.{name}", value, allow_inf=name in _MAY_BE_INF)
+            if math.isfinite(v) and abs(v) > MAGNITUDE_MAX:
+                raise ValueError(
+                    f"{kind}.{name} must be at most {MAGNITUDE_MAX:g} in magnitude"
+                    f"{' (or inf)' if name in _MAY_BE_INF else ''}, got {value!r}"
+                )
             if name == "probability" and not 0 < v <= 1:
                 raise ValueError(f"{kind}.probability must be in (0, 1], got {value!r}")
             if name == "neighbor_count" and (v != int(v) or not 0 <= v <= 10**6):

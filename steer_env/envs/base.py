@@ -47,9 +47,17 @@ def validate_actions(
         action = action.detach()  # a torch tensor that requires grad
         if hasattr(action, "cpu"):
             action = action.cpu()
-    if isinstance(action, np.ndarray) and action.dtype.kind in "fiu":
+    if type(action) is np.ndarray and action.dtype.kind in "fiu":
         arr = action.astype(np.float64, copy=False)
     else:
+        if isinstance(action, np.ndarray) and (
+            action.dtype.kind in "bc" or np.ma.is_masked(action)
+        ):
+            # numpy would drop an imaginary part or read a masked value: refuse them.
+            raise ValueError(
+                f"{name} must be real numbers of shape {shape}, none masked, got "
+                f"{' '.join(repr(action).split())}"
+            )
         if isinstance(action, list | tuple) and not all(
             isinstance(x, numbers.Real) and not isinstance(x, bool)
             for x in np.asarray(action, dtype=object).ravel().tolist()

@@ -235,11 +235,16 @@ def _state_space(batch: Batch, half_size: float) -> spaces.Box:
 
 class AECForm(parallel_to_aec_wrapper):
     """PettingZoo's AEC form of the parallel env, saying what to do when stepped before
-    ``reset()`` instead of failing on a missing attribute."""
+    ``reset()`` instead of failing on a missing attribute, and checking each agent's action
+    on its own turn: a bad one is refused naming that agent, and the turn stays its own,
+    instead of surfacing when the last agent acts and blocking every later turn."""
 
     def step(self, action: Any) -> None:
         if not hasattr(self, "agent_selection"):
             raise RuntimeError("call reset() before step()")
+        agent = self.agent_selection
+        if not (self.terminations[agent] or self.truncations[agent]):
+            validate_actions(action, self.action_space(agent).shape, name=f"action of {agent!r}")
         super().step(action)
 
 

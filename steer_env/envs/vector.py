@@ -43,9 +43,11 @@ def seeds_to_keys(
 ) -> NDArray[np.uint64]:
     """Stream keys for ``num_envs`` environments: ``seed + i`` for an int, one per entry for
     a list (``None`` entries drawn from ``rng``), all drawn from ``rng`` for ``None``.
-    Seeds may be any non-negative integers."""
+    Seeds may be any non-negative integers; a 1-D integer numpy array is a list of them."""
     if seed is None:
         return streams.key_from_generator(rng, num_envs)
+    if isinstance(seed, np.ndarray) and seed.ndim == 1 and seed.dtype.kind in "iu":
+        seed = seed.tolist()
     if not isinstance(seed, list | tuple):
         seed = validate_seed(seed)
         return np.concatenate([streams.key_from_seed(seed + i) for i in range(num_envs)])
@@ -202,7 +204,7 @@ class SteerVectorEnv(VectorEnv):
         self, *, seed: int | list[int | None] | None = None, options: dict[str, Any] | None = None
     ) -> tuple[NDArray[np.float32], dict[str, Any]]:
         """Reset all environments, or those in ``options["reset_mask"]`` (a bool array)."""
-        if seed is not None and not isinstance(seed, list | tuple):
+        if seed is not None and not isinstance(seed, list | tuple | np.ndarray):
             seed = validate_seed(seed)
         super().reset(seed=seed % 2**63 if isinstance(seed, int) else None)
         envs, obs = reset_envs(self.batch, options, seed, self._keyed, self.np_random)

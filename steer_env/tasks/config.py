@@ -216,6 +216,12 @@ def check_obstacle_layout(value: Any) -> tuple[tuple[float, float, float], ...] 
         return None
     accepted = "a sequence of (x, y, radius) circles with finite x, y and radius > 0"
     try:
+        # numpy would read "1" as 1.0 and True as 1.0: only numbers are numbers here.
+        if any(
+            isinstance(v, str | bytes | bool | np.bool_)
+            for v in np.array(value, dtype=object).ravel().tolist()
+        ):
+            raise ValueError
         table = np.array(value, dtype=np.float64)
     except (TypeError, ValueError):
         raise ValueError(f"obstacles must be {accepted}, got {value!r}") from None
