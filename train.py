@@ -50,6 +50,7 @@ from agents.training.run import (
     RunPaths,
     TrainingRun,
     model_metadata,
+    release_run_dir,
     session_seed,
     versions,
 )
@@ -197,6 +198,8 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"{PROG}: interrupted before training started; nothing to save", file=sys.stderr)
         return 130
+    finally:
+        release_run_dir(paths.root)
 
 
 def train(opts: dict[str, Any], paths: RunPaths, previous: dict[str, Any], resume: bool) -> int:

@@ -205,6 +205,81 @@ def test_ctrl_c_saves_checkpoint_and_resumes(tmp_path):
     assert model_timesteps(run / "model.zip") == done + 1024
 
 
+def test_one_process_trains_a_run_folder_and_a_killed_session_is_recorded(tmp_path):
+    """While a run trains, a resume or an overwrite of its folder from another process is
+    one line naming the training process, and changes nothing; after SIGKILL, the resume
+    records the killed session as aborted, not as still running."""
+    out = tmp_path / "runs"
+    run = out / "held"
+    proc = subprocess.Popen(
+        [sys.executable, TRAIN, "--timesteps", "5000000", "--checkpoint-freq", "2048",
+         "--out", str(out), "--name", "held", "--no-gif", *SMALL],
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=_env(),
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and proc.poll() is None:
+            if list((run / "checkpoints").glob("ckpt_*.zip")):
+                break
+            time.sleep(0.2)
+        assert proc.poll() is None, proc.communicate()[1][-3000:]
+        held = f"run folder {run} is in use by another training process (pid {proc.pid})"
+        for args in (
+            ["--resume", "--name", "held", "--out", str(out), "--timesteps", "8192"],
+            ["--name", "held", "--out", str(out), "--overwrite", "--timesteps", "512", *SMALL],
+        ):
+            r = _train(*args)
+            assert r.returncode == 2, r.stderr[-3000:]
+            assert r.stderr.strip().splitlines() == [f"python train.py: error: {held}: wait for it "
+                                                     "to end or pick another --name"]  # fmt: skip
+            assert proc.poll() is None and (run / "config.json").is_file()
+            assert list((run / "checkpoints").glob("ckpt_*.zip"))
+        proc.kill()
+        proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    cfg = json.loads((run / "config.json").read_text())
+    assert [(s["status"], s["pid"]) for s in cfg["sessions"]] == [("running", proc.pid)]
+    _, done = latest_checkpoint(RunPaths(run))
+    r = _train("--resume", "--name", "held", "--out", str(out), "--timesteps", str(done + 512),
+               "--no-progress")  # fmt: skip
+    assert r.returncode == 0, r.stderr[-3000:]
+    cfg = json.loads((run / "config.json").read_text())
+    assert [s["status"] for s in cfg["sessions"]] == ["aborted", "trained"]
+    assert cfg["sessions"][1]["start_timesteps"] == done
+
+
+def test_a_run_folder_deleted_and_made_again_is_locked_anew(tmp_path):
+    """The lock follows the folder, not its path: one made again where a held one was
+    deleted is locked again (another process cannot take it), and released on request."""
+    from agents.training.run import lock_run_dir, release_run_dir
+
+    root = tmp_path / "run"
+    probe = (
+        "import sys; from pathlib import Path; from agents.training.run import lock_run_dir\n"
+        "try:\n    lock_run_dir(Path(sys.argv[1]))\nexcept Exception as e:\n"
+        "    sys.exit(str(e))"
+    )
+
+    def taken_elsewhere() -> bool:
+        r = subprocess.run([sys.executable, "-c", probe, str(root)], cwd=ROOT,
+                           capture_output=True, text=True)  # fmt: skip
+        return "in use by another training process" in r.stderr
+
+    root.mkdir()
+    lock_run_dir(root)
+    lock_run_dir(root)  # held already: no second lock against itself
+    assert taken_elsewhere()
+    root.rmdir()
+    root.mkdir()
+    assert not taken_elsewhere()
+    lock_run_dir(root)
+    assert taken_elsewhere()
+    release_run_dir(root)
+    assert not taken_elsewhere()
+
+
 def test_sac_trains_and_saves_replay_buffer(tmp_path):
     out = tmp_path / "runs"
     r = _train(

@@ -55,6 +55,7 @@ from agents.training.run import (
     check_new_run_dir,
     model_metadata,
     prepare_run_dir,
+    release_run_dir,
 )
 from agents.training.run import versions as base_versions
 from steer_env.cli import fail
@@ -88,19 +89,27 @@ def main(args: Any, given: dict[str, Any]) -> int:
     """Entry point from train.py: one-line errors and exit codes as the SB3 path."""
     try:
         opts, paths, previous = resolve_options(args, given)
-        ray_info = start_ray(opts)  # before anything is written
     except UsageError as exc:
         return fail(PROG, exc, 2)
     except (PolicyLoadError, ConnectionError, RuntimeError) as exc:
         return fail(PROG, exc, 1)
     try:
-        return train(opts, paths, previous, ray_info)
-    except (UsageError, PolicyLoadError) as exc:
-        return fail(PROG, exc, 2 if isinstance(exc, UsageError) else 1)
-    except OSError as exc:
-        return fail(PROG, exc, 1)
+        try:
+            ray_info = start_ray(opts)  # before anything is written
+        except UsageError as exc:
+            return fail(PROG, exc, 2)
+        except (ConnectionError, RuntimeError) as exc:
+            return fail(PROG, exc, 1)
+        try:
+            return train(opts, paths, previous, ray_info)
+        except (UsageError, PolicyLoadError) as exc:
+            return fail(PROG, exc, 2 if isinstance(exc, UsageError) else 1)
+        except OSError as exc:
+            return fail(PROG, exc, 1)
+        finally:
+            stop_ray()
     finally:
-        stop_ray()
+        release_run_dir(paths.root)
 
 
 # ------------------------------------------------------------------ options
@@ -243,14 +252,26 @@ def checkpoint_dir(paths: RunPaths, timesteps: int) -> Path:
 
 # ------------------------------------------------------------------ training
 def print_training(
-    opts: dict[str, Any], note: str, ray_info: dict[str, Any], start: int, paths: RunPaths
+    opts: dict[str, Any],
+    note: str,
+    ray_info: dict[str, Any],
+    start: int,
+    paths: RunPaths,
+    batch: int,
 ) -> None:
-    """The line that starts training (``note``: what the task's setup adds)."""
+    """The line that starts training (``note``: what the task's setup adds; ``batch``: the
+    timesteps of one iteration). RLlib trains whole iterations, and each env runner samples
+    whole steps of its vector env until it has counted its share of ``batch`` (a sub-env's
+    reset step is not counted), so the run stops at the first iteration at or past
+    ``--timesteps``, a few timesteps or up to an iteration beyond it; ``config.json``
+    records the count reached."""
     print(
         f"training RLlib PPO on {opts['env']}{note} for {int(opts['timesteps']) - start:,} "
         f"timesteps ({opts['num_env_runners']} env runners x {opts['envs_per_runner']} envs, "
         f"{opts['num_learners']} learners, Ray {ray_info['address']}: "
-        f"{ray_info['nodes']} nodes, {ray_info['cpus']:g} CPUs) -> {paths.root}",
+        f"{ray_info['nodes']} nodes, {ray_info['cpus']:g} CPUs) -> {paths.root}\n"
+        f"in whole iterations of at least {batch:,} timesteps: training stops at the first "
+        "iteration that reaches the total",
         flush=True,
     )
 
@@ -480,7 +501,9 @@ def train(
         return save_checkpoint(algo, target, {**meta, "num_timesteps": timesteps})
 
     if total > timesteps:
-        print_training(opts, setup.training_note(opts, module_ids), ray_info, timesteps, paths)
+        batch = int(config.train_batch_size_per_learner) * max(int(opts["num_learners"]), 1)
+        note = setup.training_note(opts, module_ids)
+        print_training(opts, note, ray_info, timesteps, paths, batch)
     log = IterationLog(paths.tensorboard / "RLlib_PPO", start_timesteps, total, opts["progress"])
     interrupted, iteration = False, 0
     try:

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import platform
 import re
 import signal
@@ -31,7 +32,7 @@ import sys
 import time
 import zipfile
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -254,7 +255,11 @@ class Session:
     end_timesteps: int = 0
     train_wall_s: float = 0.0
     fps: float = 0.0
+    #: ``running`` while it trains, then ``trained``, ``interrupted`` (Ctrl-C or SIGTERM: a
+    #: checkpoint was saved) or ``aborted`` (the process ended without saying how: SIGKILL,
+    #: a crash; recorded by the session that next takes the folder).
     status: str = "running"
+    pid: int = field(default_factory=os.getpid)
 
 
 def _check_folder(root: Path) -> None:
@@ -278,23 +283,87 @@ def check_new_run_dir(paths: RunPaths, overwrite: bool) -> bool:
     return taken
 
 
-def prepare_run_dir(paths: RunPaths, resume: bool, overwrite: bool) -> list[Path]:
-    """Create the run folder. An existing one is an error unless ``resume`` (continue it) or
-    ``overwrite`` (delete it first): :func:`check_new_run_dir`. Temporary files left by a run
-    killed mid-write are deleted (never loaded: checkpoints are found by name); returns
-    them. A folder that cannot be cleared or created is a :class:`UsageError` naming it."""
+#: The run folders this process holds (by resolved path): the open folder it locked.
+_HELD_RUN_DIRS: dict[Path, int] = {}
+
+
+def _holder(root: Path) -> str:
+    """`` (pid N)`` of the session that config.json in ``root`` records as running, if any."""
+    try:
+        sessions = json.loads((root / "config.json").read_text()).get("sessions") or []
+        pid = sessions[-1].get("pid") if sessions[-1].get("status") == "running" else None
+    except (OSError, ValueError, AttributeError, IndexError):
+        pid = None
+    return f" (pid {pid})" if isinstance(pid, int) else ""
+
+
+def lock_run_dir(root: Path) -> None:
+    """Hold the run folder ``root`` until :func:`release_run_dir` or the end of the
+    process: an exclusive advisory lock (``flock``) on the folder itself, so two processes
+    never train, resume or overwrite one run at once. A folder this process holds already
+    stays held. :class:`UsageError` when another process holds it. (Without ``fcntl``, on
+    Windows, the folder is not locked.)"""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - Windows
+        return
+    key = root.resolve()
+    held = _HELD_RUN_DIRS.get(key)
+    if held is not None:
+        now, then = key.stat(), os.fstat(held)
+        if then.st_nlink > 0 and (now.st_dev, now.st_ino) == (then.st_dev, then.st_ino):
+            return
+        release_run_dir(key)  # that folder was deleted; this is a new one
+    fd = os.open(key, os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        raise UsageError(
+            f"run folder {root} is in use by another training process{_holder(root)}: wait "
+            "for it to end or pick another --name"
+        ) from None
+    _HELD_RUN_DIRS[key] = fd
+
+
+def release_run_dir(root: Path) -> None:
+    """Let go of the run folder ``root`` (:func:`lock_run_dir`; nothing if not held)."""
+    fd = _HELD_RUN_DIRS.pop(Path(root).resolve(), None)
+    if fd is not None:
+        os.close(fd)
+
+
+def _clear_folder(root: Path) -> None:
+    """Delete what ``root`` holds, keeping the folder (and its lock)."""
     import shutil
 
+    for entry in root.iterdir():
+        if entry.is_dir() and not entry.is_symlink():
+            shutil.rmtree(entry)
+        else:
+            entry.unlink()
+
+
+def prepare_run_dir(paths: RunPaths, resume: bool, overwrite: bool) -> list[Path]:
+    """Create the run folder and hold it (:func:`lock_run_dir`). An existing one is an
+    error unless ``resume`` (continue it) or ``overwrite`` (delete what it holds first):
+    :func:`check_new_run_dir`. Temporary files left by a run killed mid-write are deleted
+    (never loaded: checkpoints are found by name); returns them. A folder that cannot be
+    cleared or created, or that another process holds, is a :class:`UsageError` naming
+    it."""
     root = paths.root
     if resume:
         _check_folder(root)
         if not paths.config.is_file():
             raise UsageError(f"cannot resume: {root} is not a run folder (no config.json)")
+        lock_run_dir(root)
         return remove_stale_temporaries(root)
     try:
-        if check_new_run_dir(paths, overwrite):
-            shutil.rmtree(root)
+        taken = check_new_run_dir(paths, overwrite)
         root.mkdir(parents=True, exist_ok=True)
+        lock_run_dir(root)
+        if taken:
+            _clear_folder(root)
     except OSError as exc:  # an --out the user cannot write: their mistake, one line
         raise UsageError(f"cannot create the run folder {root}: {exc.strerror or exc}") from exc
     return remove_stale_temporaries(root)
@@ -424,8 +493,12 @@ class TrainingRun:
         self.prog = prog
         self.opts = opts
         self.paths = paths
-        #: Sessions of the run before this one (their count seeds RLlib's session).
-        self.previous_sessions = list(previous.get("sessions", []))
+        #: Sessions of the run before this one (their count seeds RLlib's session). One
+        #: still ``running`` ended unrecorded: this process holds the folder now.
+        self.previous_sessions = [
+            {**s, "status": "aborted"} if s.get("status") == "running" else s
+            for s in previous.get("sessions", [])
+        ]
         self.session = Session(started="", start_timesteps=0)
         self.session_extra: dict[str, Any] = {}
         self.config: dict[str, Any] = {}
