@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import os
+import re
 import subprocess
 import sys
 import warnings
@@ -19,6 +20,7 @@ from gymnasium.error import ResetNeeded
 
 import steer_env
 from steer_env import vecmath
+from steer_env.tasks import TASKS, TEAM_TASKS
 
 IDS = ["steer_env/Pursuit-v0", "steer_env/Evasion-v0"]
 
@@ -463,6 +465,37 @@ def test_step_before_reset_is_gymnasiums_error():
         steer_env.PursuitEnv().step(np.zeros(2, dtype=np.float32))
     with pytest.raises(ResetNeeded):
         gym.make("steer_env/Pursuit-v0").step(np.zeros(2, dtype=np.float32))
+
+
+@pytest.mark.parametrize("name", list(TEAM_TASKS))
+def test_render_before_reset_is_the_same_error_as_step_before_reset(name):
+    """Every front end refuses ``render()`` before ``reset()`` as it refuses ``step()``
+    (Gymnasium's ``ResetNeeded`` for the native vector env, as ``gym.make``'s env raises
+    it; the PettingZoo and team vector forms their own), instead of drawing an arena that
+    holds no episode; after ``reset()`` each renders."""
+    import importlib
+
+    makers = []
+    if name in TASKS:
+        env_id = TASKS[name].env_id
+        makers.append((lambda: gym.make_vec(env_id, num_envs=2, render_mode="rgb_array",
+                                             vectorization_mode="vector_entry_point"),
+                       ResetNeeded, "Cannot call render() before calling reset()"))  # fmt: skip
+        makers.append((lambda: gym.make(env_id, render_mode="rgb_array"), ResetNeeded, "render"))
+    module = importlib.import_module(TEAM_TASKS[name].env_module)
+    makers.append((lambda: module.parallel_env(render_mode="rgb_array"), RuntimeError,
+                   "call reset() before render()"))  # fmt: skip
+    makers.append((lambda: module.vector_env(num_envs=2, render_mode="rgb_array"), RuntimeError,
+                   "call reset() before render()"))  # fmt: skip
+    for make, error, text in makers:
+        env = make()
+        with pytest.raises(error, match=re.escape(text)):
+            env.render()
+        env.reset(seed=0)
+        frames = env.render()
+        for frame in frames if isinstance(frames, tuple) else (frames,):
+            assert frame.shape == (600, 600, 3) and frame.dtype == np.uint8 and frame.any()
+        env.close()
 
 
 def test_documented_state_is_read_only_copies():

@@ -62,6 +62,31 @@ def test_env_i_of_the_batch_is_the_parallel_env_seeded_seed_plus_i(cfg):
             assert [n in env.agents for n in names] == b_in_game[i].tolist()
 
 
+def test_env_i_of_the_batch_draws_the_parallel_env_seeded_seed_plus_i():
+    """Frames too (trails included), through autoresets: a restarted env's trail starts
+    from its new position, as after the parallel env's ``reset()``."""
+    num_envs, steps, seed, cfg = 2, 70, 3, {"time_limit": 20, "render_mode": "rgb_array"}
+    venv = team_pursuit_v0.vector_env(num_envs, **cfg)
+    venv.reset(seed=seed)
+    singles = [team_pursuit_v0.parallel_env(**cfg) for _ in range(num_envs)]
+    for i, env in enumerate(singles):
+        env.reset(seed=seed + i)
+    names = venv.possible_agents
+    actions = np.random.default_rng(1).uniform(-1, 1, (steps, num_envs, venv.n_agents, 2))
+    ended = np.zeros(num_envs, dtype=bool)
+    for t in range(steps):
+        _, _, _, _, info = venv.step(actions[t])
+        frames = venv.render()
+        for i, env in enumerate(singles):
+            if ended[i]:  # NEXT_STEP: this step started env i's next episode
+                env.reset()
+            else:
+                env.step({n: actions[t, i, names.index(n)] for n in env.agents})
+            np.testing.assert_array_equal(frames[i], env.render(), err_msg=f"env {i} t {t}")
+        ended = info["done"]
+    assert ended.any() or venv.batch.state.steps.max() < steps
+
+
 def test_bad_actions_name_the_agent_and_env_and_simulate_nothing():
     venv = team_pursuit_v0.vector_env(3, learned="both", n_evaders=2)
     venv.reset(seed=1)

@@ -69,6 +69,36 @@ def test_vector_env_reproduces_single_envs_seeded_the_same_way(env_id):
             assert term == v_term[t, i] and trunc == v_trunc[t, i]
 
 
+@pytest.mark.parametrize("mode", [AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP])
+def test_vector_env_frames_are_the_single_envs_through_autoresets(mode):
+    """Env i's frame (its trails included) is that of the single env seeded ``seed + i``,
+    reset where the vector env resets env i, at every step across several episodes: a
+    restarted env's trail starts from its new position, as after a single env's
+    ``reset()``."""
+    n, steps, seed, kwargs = 2, 75, 4, {"time_limit": 20, "render_mode": "rgb_array"}
+    venv = gym.make_vec("steer_env/Pursuit-v0", num_envs=n, autoreset_mode=mode,
+                        vectorization_mode="vector_entry_point", **kwargs)  # fmt: skip
+    venv.reset(seed=seed)
+    singles = [gym.make("steer_env/Pursuit-v0", **kwargs) for _ in range(n)]
+    for i, env in enumerate(singles):
+        env.reset(seed=seed + i)
+    actions = np.random.default_rng(2).uniform(-1, 1, (steps, n, 2)).astype(np.float32)
+    ended = np.zeros(n, dtype=bool)
+    for t in range(steps):
+        _, _, term, trunc, _ = venv.step(actions[t])
+        frames = venv.render()
+        for i, env in enumerate(singles):
+            if ended[i]:  # NEXT_STEP: this step restarted env i
+                env.reset()
+            else:
+                _, _, te, tr, _ = env.step(actions[t, i])
+                if (te or tr) and mode == AutoresetMode.SAME_STEP:
+                    env.reset()
+            np.testing.assert_array_equal(frames[i], env.render(), err_msg=f"env {i} t {t}")
+        ended = (term | trunc) & (mode == AutoresetMode.NEXT_STEP)
+    assert venv.unwrapped.batch.state.steps.max() < steps  # episodes did end
+
+
 def test_final_step_infos_follow_the_vector_convention():
     venv = gym.make_vec("steer_env/Evasion-v0", num_envs=3, time_limit=5, reward_shaping=False)
     venv.reset(seed=0)
@@ -174,22 +204,27 @@ sb3 = pytest.importorskip("stable_baselines3")
 
 
 def test_sb3_adapter_matches_single_env_with_same_step_reset():
+    """Observations, rewards, ends and infos, and the frames (trails included) of each
+    env, equal the single env seeded ``seed + i`` reset after each episode."""
     from steer_env.envs.sb3 import make_sb3_vec_env
 
     n, steps = 3, 120
-    venv = make_sb3_vec_env("steer_env/Pursuit-v0", n_envs=n, seed=5, time_limit=30)
+    venv = make_sb3_vec_env(
+        "steer_env/Pursuit-v0", n_envs=n, seed=5, time_limit=30, render_mode="rgb_array"
+    )
     obs = venv.reset()
     rng = np.random.default_rng(1)
     actions = rng.uniform(-1, 1, size=(steps, n, 2)).astype(np.float32)
     singles = []
     for i in range(n):
-        env = gym.make("steer_env/Pursuit-v0", time_limit=30)
+        env = gym.make("steer_env/Pursuit-v0", time_limit=30, render_mode="rgb_array")
         o, _ = env.reset(seed=5 + i)
         np.testing.assert_array_equal(o, obs[i])
         singles.append(env)
     finished = 0
     for t in range(steps):
         obs, rewards, dones, infos = venv.step(actions[t])
+        frames = venv.get_images() if t % 10 == 0 or dones.any() else None
         for i, env in enumerate(singles):
             o, r, term, trunc, info = env.step(actions[t, i])
             assert rewards[i] == pytest.approx(r, abs=1e-6)  # SB3 rewards are float32
@@ -201,6 +236,8 @@ def test_sb3_adapter_matches_single_env_with_same_step_reset():
                 assert infos[i]["is_success"] == info["is_success"]
                 o, _ = env.reset()
             np.testing.assert_array_equal(obs[i], o)
+            if frames is not None:
+                np.testing.assert_array_equal(frames[i], env.render(), err_msg=f"env {i} t {t}")
     assert finished >= n
 
 

@@ -299,6 +299,8 @@ class Batch:
         if field.layout:
             self.state.obstacles[:] = np.asarray(field.layout, dtype=np.float64)
         self._all = np.arange(self.num_envs, dtype=np.int64)
+        #: Whether :meth:`reset` has run: before it the state holds no episode.
+        self.started = False
         self._every = np.ones(self.num_envs, dtype=np.bool_)
         rules = self.rules
         self._result_type = result_type(rules)
@@ -422,6 +424,7 @@ class Batch:
         out, given = self._observation_buffer(out)
         if envs.size == 0:
             return self._deliver(out, given)
+        self.started = True
         if keys is not None:
             self.state.key[envs] = keys
             self.state.counter[envs] = 0

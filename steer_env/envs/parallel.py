@@ -199,6 +199,8 @@ class TaskParallelEnv(ParallelEnv):
     def render(self) -> NDArray[np.uint8] | None:
         """A frame of the arena (``rgb_array``: ``(600, 600, 3)`` uint8), or draw it in a
         window (``human``); ``None`` and a warning without a render mode."""
+        if not self._keyed:
+            raise RuntimeError("call reset() before render()")
         if self.render_mode is None:
             import warnings
 

@@ -106,6 +106,7 @@ class SB3VecEnv(_BatchVecEnv):
             self._episode_seeded = True
         else:
             obs = self.batch.reset()
+        self.vector_env.restart_frames(np.arange(self.num_envs))
         self._reset_seeds()
         self._reset_options()
         return obs[:, 0]
@@ -131,6 +132,8 @@ class SB3VecEnv(_BatchVecEnv):
                     **outcome,
                 }
             obs[finished] = self.batch.reset(finished)[finished, 0]
+        self.vector_env.advance_frames()
+        self.vector_env.restart_frames(finished)
         return obs, result.reward[:, 0].astype(np.float32), done.copy(), infos
 
 

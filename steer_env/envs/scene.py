@@ -134,10 +134,13 @@ class Scenes:
             if trails is not None:
                 trails.reset(self.batch.state.position[env])
 
-    def push(self) -> None:
-        """After a step: every drawn environment's trail takes the new positions."""
+    def push(self, stepped: NDArray[np.bool_] | None = None) -> None:
+        """After a step: every drawn environment's trail takes the new positions (only
+        those of ``stepped``, when given: one that restarted instead of stepping has the
+        trail :meth:`restart` gave it, as a single env's after ``reset()``)."""
         for env, trails in self._trails.items():
-            trails.push(self.batch.state.position[env])
+            if stepped is None or stepped[env]:
+                trails.push(self.batch.state.position[env])
 
     def close(self) -> None:
         for renderer in self._renderers.values():

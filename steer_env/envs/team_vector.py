@@ -107,7 +107,6 @@ class TeamVectorEnv:
         self._rng = np.random.default_rng()
         self._keyed = np.zeros(self.num_envs, dtype=bool)
         self._ended = np.zeros(self.num_envs, dtype=bool)
-        self._started = False
         # Renderers and trails (pygame is imported by the first frame, not here).
         self._scenes = None
         if render_mode is not None:
@@ -131,7 +130,6 @@ class TeamVectorEnv:
         """Start new episodes in every environment (or those in ``options["reset_mask"]``)."""
         envs, obs = reset_envs(self.batch, options, seed, self._keyed, self._rng)
         self._ended[envs] = False
-        self._started = True
         if self._scenes is not None:
             self._scenes.restart(envs.tolist())
         return obs, self.task.vector_infos(None, self.batch)
@@ -145,7 +143,7 @@ class TeamVectorEnv:
         NDArray[np.bool_],
         dict[str, Any],
     ]:
-        if not self._started:
+        if not self.batch.started:
             raise RuntimeError("call reset() before step()")
         in_game = self.in_game()
         act = self._validate(actions, in_game & ~self._ended[:, None])
@@ -162,7 +160,7 @@ class TeamVectorEnv:
         done = result.done.copy()
         self._ended = done.copy()  # reset() clears it; the caller keeps ``done``
         if self._scenes is not None:
-            self._scenes.push()
+            self._scenes.push(active)
         infos = self.task.vector_infos(result, self.batch)
         return (
             result.observation,
@@ -191,6 +189,8 @@ class TeamVectorEnv:
     # ------------------------------------------------------------------ rendering
     def render(self) -> tuple[NDArray[np.uint8], ...] | None:
         """One ``(600, 600, 3)`` frame per environment (``render_mode="rgb_array"``)."""
+        if not self.batch.started:
+            raise RuntimeError("call reset() before render()")
         if self.render_mode is None:
             import warnings
 

@@ -185,7 +185,6 @@ class SteerVectorEnv(VectorEnv):
         self.action_space = batch_space(self.single_action_space, self.num_envs)
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self._ended = np.zeros(self.num_envs, dtype=bool)  # episode over, not yet reset
-        self._started = False
         self._keyed = np.zeros(self.num_envs, dtype=bool)  # streams keyed by a reset
         # Renderers and trails (pygame is imported by the first frame, not here).
         self._scenes = None
@@ -209,9 +208,7 @@ class SteerVectorEnv(VectorEnv):
         super().reset(seed=seed % 2**63 if isinstance(seed, int) else None)
         envs, obs = reset_envs(self.batch, options, seed, self._keyed, self.np_random)
         self._ended[envs] = False
-        self._started = True
-        if self._scenes is not None:
-            self._scenes.restart(envs.tolist())
+        self.restart_frames(envs)
         if self.render_mode == "human":
             self.render()
         return obs[:, 0], with_masks(self.task.vector_reset_info(self.batch), self.num_envs)
@@ -225,7 +222,7 @@ class SteerVectorEnv(VectorEnv):
         NDArray[np.bool_],
         dict[str, Any],
     ]:
-        if not self._started:
+        if not self.batch.started:
             raise ResetNeeded("Cannot call step() before calling reset()")
         act = validate_actions(actions, (self.num_envs, 2), "actions").reshape(self.num_envs, 1, 2)
         ended = self._ended
@@ -241,8 +238,7 @@ class SteerVectorEnv(VectorEnv):
             # NEXT_STEP: these envs start a new episode instead of stepping.
             restart = np.flatnonzero(ended)
             self.batch.reset(restart)
-            if self._scenes is not None:
-                self._scenes.restart(restart.tolist())
+            self.restart_frames(restart)
             active = ~ended
         result = self.batch.step(act, active)
         obs = result.observation[:, 0]
@@ -270,15 +266,28 @@ class SteerVectorEnv(VectorEnv):
             infos["final_info"] = final_info
             infos["_final_info"] = done
             self._ended[:] = False
-            if self._scenes is not None:
-                self._scenes.restart(finished.tolist())
+            self.advance_frames()
+            self.restart_frames(finished)
         else:
             self._ended = done
-        if self._scenes is not None:
-            self._scenes.push()
+            self.advance_frames(active)
         if self.render_mode == "human":
             self.render()
         return obs, result.reward[:, 0], terminated, truncated, infos
+
+    def restart_frames(self, envs: NDArray[np.intp]) -> None:
+        """The rendered trails of ``envs`` start again (new episodes there): for an adapter
+        that resets the batch itself (:class:`~steer_env.envs.sb3.SB3VecEnv`)."""
+        if self._scenes is not None:
+            self._scenes.restart(np.asarray(envs).tolist())
+
+    def advance_frames(self, stepped: NDArray[np.bool_] | None = None) -> None:
+        """The rendered trails take the positions of a step (of the ``stepped``
+        environments, all by default; before :meth:`restart_frames` of those that start
+        again): also for an adapter that steps the batch itself
+        (:class:`~steer_env.envs.sb3.SB3VecEnv`)."""
+        if self._scenes is not None:
+            self._scenes.push(stepped)
 
     def _truncated(self, terminal: NDArray[np.bool_]) -> NDArray[np.bool_]:
         """``(E,)``: episodes cut by ``max_episode_steps`` on this step (not ended by the
@@ -290,6 +299,8 @@ class SteerVectorEnv(VectorEnv):
     def render(self) -> tuple[NDArray[np.uint8], ...] | None:
         """One ``(H, W, 3)`` frame per environment (as ``SyncVectorEnv`` returns them); in
         ``"human"`` mode, show them tiled in a window and return None."""
+        if not self.batch.started:
+            raise ResetNeeded("Cannot call render() before calling reset()")
         if self.render_mode is None:
             return None
         from steer_env import rendering
