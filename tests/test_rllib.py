@@ -37,7 +37,7 @@ from agents.rllib import env as rllib_env  # noqa: E402
 from agents.rllib.config import build_config  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
-#: Small runs: 2 runners x 16 envs x 32 steps = 1,024 timesteps per iteration.
+#: Small runs: 2 runners x 16 envs x 128 steps = 4,096 timesteps per iteration.
 TRAIN = [sys.executable, str(ROOT / "train.py"), "--framework", "rllib"]
 COMPARE = [sys.executable, "-m", "agents.compare", "--model"]
 SMALL = ["--num-env-runners", "2", "--envs-per-runner", "16", "--eval-episodes", "20"]
@@ -105,8 +105,8 @@ def test_two_node_training_checkpoint_and_compare(cluster, tmp_path):
     assert len(warmup) == 3 and all(s >= 0 for s in warmup)
     # Whole iterations: the first at or past --timesteps ends the run; each runner's share
     # of an iteration can run over by less than a step of its 16 sub-envs.
-    assert "in whole iterations of at least 1,024 timesteps" in proc.stdout
-    assert 3000 <= config["sessions"][0]["end_timesteps"] < 3072 + 2 * 16
+    assert "in whole iterations of at least 4,096 timesteps" in proc.stdout
+    assert 4096 <= config["sessions"][0]["end_timesteps"] < 4096 + 2 * 16
     assert (run / "model" / "steer_env.json").is_file()
     assert (run / "eval" / "evaluations.npz").is_file()
     assert any((run / "tb").rglob("events.out.tfevents.*"))
