@@ -139,37 +139,29 @@ def test_train_resume_and_overwrite(tmp_path):
     assert model_timesteps(run / "model.zip") == 1024
 
 
+def _train_until_a_checkpoint(out: Path, name: str) -> subprocess.Popen:
+    """A long ``train.py`` run ``name`` under ``out``, returned still training once its
+    first checkpoint is written."""
+    proc = subprocess.Popen(
+        [sys.executable, TRAIN, "--timesteps", "5000000", "--checkpoint-freq", "2048",
+         "--out", str(out), "--name", name, "--no-gif", *SMALL],
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=_env(),
+    )  # fmt: skip
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and proc.poll() is None:
+        if list((out / name / "checkpoints").glob("ckpt_*.zip")):
+            break
+        time.sleep(0.2)
+    if proc.poll() is not None:
+        pytest.fail(f"train.py ended before a checkpoint: {proc.communicate()[1][-3000:]}")
+    return proc
+
+
 def test_ctrl_c_saves_checkpoint_and_resumes(tmp_path):
     out = tmp_path / "runs"
     run = out / "int"
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            TRAIN,
-            "--timesteps",
-            "5000000",
-            "--checkpoint-freq",
-            "2048",
-            "--out",
-            str(out),
-            "--name",
-            "int",
-            "--no-gif",
-            *SMALL,
-        ],
-        cwd=ROOT,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=_env(),
-    )
+    proc = _train_until_a_checkpoint(out, "int")
     try:
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline and proc.poll() is None:
-            if list((run / "checkpoints").glob("ckpt_*.zip")):
-                break
-            time.sleep(0.2)
-        assert proc.poll() is None, proc.communicate()[1][-3000:]
         proc.send_signal(signal.SIGINT)
         _, stderr = proc.communicate(timeout=60)
     finally:
@@ -211,18 +203,8 @@ def test_one_process_trains_a_run_folder_and_a_killed_session_is_recorded(tmp_pa
     records the killed session as aborted, not as still running."""
     out = tmp_path / "runs"
     run = out / "held"
-    proc = subprocess.Popen(
-        [sys.executable, TRAIN, "--timesteps", "5000000", "--checkpoint-freq", "2048",
-         "--out", str(out), "--name", "held", "--no-gif", *SMALL],
-        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=_env(),
-    )  # fmt: skip
+    proc = _train_until_a_checkpoint(out, "held")
     try:
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline and proc.poll() is None:
-            if list((run / "checkpoints").glob("ckpt_*.zip")):
-                break
-            time.sleep(0.2)
-        assert proc.poll() is None, proc.communicate()[1][-3000:]
         held = f"run folder {run} is in use by another training process (pid {proc.pid})"
         for args in (
             ["--resume", "--name", "held", "--out", str(out), "--timesteps", "8192"],
