@@ -262,6 +262,39 @@ def test_a_run_folder_deleted_and_made_again_is_locked_anew(tmp_path):
     assert not taken_elsewhere()
 
 
+def test_a_file_system_without_flock_trains_unlocked(tmp_path, monkeypatch):
+    """Where ``flock`` is refused (ENOLCK, as some network mounts answer) the run goes on
+    without a lock, as on a system without ``fcntl``."""
+    import errno
+    import fcntl
+
+    from agents.training.run import _HELD_RUN_DIRS, lock_run_dir
+
+    def refused(fd, op):
+        raise OSError(errno.ENOLCK, os.strerror(errno.ENOLCK))
+
+    root = tmp_path / "run"
+    root.mkdir()
+    monkeypatch.setattr(fcntl, "flock", refused)
+    lock_run_dir(root)
+    assert root.resolve() not in _HELD_RUN_DIRS
+
+
+def test_a_run_folder_that_cannot_be_opened_is_one_line(tmp_path):
+    """What ``open`` refuses (here a socket where the folder should be, ENXIO) is a
+    :class:`UsageError` naming the folder, not a traceback."""
+    import socket
+
+    from agents.evaluation.policies import UsageError
+    from agents.training.run import lock_run_dir
+
+    path = tmp_path / "sock"
+    with socket.socket(socket.AF_UNIX) as sock:
+        sock.bind(str(path))
+        with pytest.raises(UsageError, match=f"cannot open the run folder {path}: "):
+            lock_run_dir(path)
+
+
 def test_sac_trains_and_saves_replay_buffer(tmp_path):
     out = tmp_path / "runs"
     r = _train(

@@ -301,8 +301,9 @@ def lock_run_dir(root: Path) -> None:
     """Hold the run folder ``root`` until :func:`release_run_dir` or the end of the
     process: an exclusive advisory lock (``flock``) on the folder itself, so two processes
     never train, resume or overwrite one run at once. A folder this process holds already
-    stays held. :class:`UsageError` when another process holds it. (Without ``fcntl``, on
-    Windows, the folder is not locked.)"""
+    stays held. :class:`UsageError` when another process holds it, or the folder cannot be
+    opened. (Without ``fcntl``, on Windows, or on a file system that refuses ``flock``, the
+    folder is not locked.)"""
     try:
         import fcntl
     except ImportError:  # pragma: no cover - Windows
@@ -314,7 +315,10 @@ def lock_run_dir(root: Path) -> None:
         if then.st_nlink > 0 and (now.st_dev, now.st_ino) == (then.st_dev, then.st_ino):
             return
         release_run_dir(key)  # that folder was deleted; this is a new one
-    fd = os.open(key, os.O_RDONLY)
+    try:
+        fd = os.open(key, os.O_RDONLY)
+    except OSError as exc:
+        raise UsageError(f"cannot open the run folder {root}: {exc.strerror or exc}") from exc
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
@@ -323,6 +327,9 @@ def lock_run_dir(root: Path) -> None:
             f"run folder {root} is in use by another training process{_holder(root)}: wait "
             "for it to end or pick another --name"
         ) from None
+    except OSError:  # a file system without flock (some network mounts): not locked
+        os.close(fd)
+        return
     _HELD_RUN_DIRS[key] = fd
 
 
