@@ -501,9 +501,8 @@ def train(
         return save_checkpoint(algo, target, {**meta, "num_timesteps": timesteps})
 
     if total > timesteps:
-        batch = int(config.train_batch_size_per_learner) * max(int(opts["num_learners"]), 1)
         note = setup.training_note(opts, module_ids)
-        print_training(opts, note, ray_info, timesteps, paths, batch)
+        print_training(opts, note, ray_info, timesteps, paths, config.total_train_batch_size)
     log = IterationLog(paths.tensorboard / "RLlib_PPO", start_timesteps, total, opts["progress"])
     interrupted, iteration = False, 0
     try:
