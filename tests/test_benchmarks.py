@@ -330,6 +330,53 @@ def test_obstacles_section_measures_each_task_with_and_without_obstacles(tmp_pat
     ratios = {q["name"]: q for q in result["ratios"]}
     q = ratios["Pursuit native vector env, 16 obstacles / empty arena, env-steps/s"]
     assert q["target"] == ">= 0.5x" and q["min"] <= q["value"] <= q["max"]
+    for name in ("Pursuit", "Herding"):
+        pair = [rows[obstacles.row_name(name, n)] for n in (0, obstacles.OBSTACLES)]
+        whole = all(r["extra"]["steps_per_repeat"] % r["extra"]["episode_steps"] == 0 for r in pair)
+        q = ratios[f"{name} native vector env, 16 obstacles / empty arena, env-steps/s"]
+        # --quick judges a ratio only when its repeats timed the resets.
+        assert (q["pass"] is not None) == whole
+        for r in pair:
+            steps, episode = r["extra"]["steps_per_repeat"], r["extra"]["episode_steps"]
+            assert ("no reset timed" in r["note"]) == (steps % episode != 0)
+
+
+def _obstacle_row(name: str, n: int, per_s: float, steps: int, episode: int):
+    from benchmarks import obstacles
+    from benchmarks.common import Row
+
+    extra = {"steps_per_repeat": steps, "episode_steps": episode}
+    return Row("obstacles", obstacles.row_name(name, n), 8192, "env-steps/s", [per_s], extra=extra)
+
+
+def test_obstacle_ratio_is_judged_only_when_its_repeats_timed_the_resets():
+    """The obstacles' cost includes placing each new layout: a ratio whose repeats were
+    shorter than an episode timed no reset, so it is printed without a verdict; one whose
+    repeats stepped whole episodes passes or fails against 0.5x."""
+    from benchmarks import __main__ as bench
+
+    args = bench.parse(["--tasks", "Pursuit,Evasion", "--obstacle-n-envs", "8192"])
+    rows = [
+        _obstacle_row("Pursuit", 0, 100.0, 200, 100),
+        _obstacle_row("Pursuit", 16, 45.0, 100, 100),
+        _obstacle_row("Evasion", 0, 100.0, 60, 100),  # under an episode
+        _obstacle_row("Evasion", 16, 60.0, 100, 100),
+        _obstacle_row("Herding", 0, 100.0, 300, 300),
+        _obstacle_row("Herding", 16, 80.0, 300, 300),
+    ]
+    pursuit, evasion, herding = bench.obstacle_ratios(rows, args)
+    assert pursuit["value"] == pytest.approx(0.45) and pursuit["pass"] is False
+    assert evasion["value"] == pytest.approx(0.6) and evasion["pass"] is None
+    assert herding["value"] == pytest.approx(0.8) and herding["pass"] is True
+    printed = bench.table([], [pursuit, evasion, herding]).splitlines()
+    lines = {
+        q["name"]: next(x for x in printed if q["name"] in x) for q in (pursuit, evasion, herding)
+    }
+    assert lines[pursuit["name"]].endswith("FAIL >= 0.5x")
+    assert lines[evasion["name"]].endswith(
+        "not judged against >= 0.5x: repeats shorter than an episode time no reset"
+    )
+    assert lines[herding["name"]].endswith("PASS >= 0.5x")
 
 
 @settings(max_examples=200, deadline=None)
@@ -343,6 +390,11 @@ def test_obstacle_repeats_step_whole_episodes_when_one_fits(steps, episode):
     if steps >= 1.5 * episode:
         assert k % episode == 0 and abs(k - steps) <= episode / 2
     elif steps < episode / 2:
-        assert k == steps  # no episode fits: the repeat keeps its length
+        assert k == steps  # no episode fits: the repeat keeps its length (--quick)
     assert k >= 1
+    # Without --quick a repeat steps at least one episode, however long that takes.
+    k_full = whole_episodes(steps, episode, at_least_one=True)
+    assert k_full % episode == 0 and k_full >= episode
+    assert k_full == (k if k % episode == 0 else episode)
     assert [whole_episodes(*a) for a in ((156, 100), (333, 100), (9, 300))] == [200, 300, 9]
+    assert whole_episodes(9, 300, at_least_one=True) == 300
