@@ -1259,11 +1259,18 @@ def place_obstacles(e, state, vehicles, world, key, counter, first, keep_x, keep
     circle keeps ``obstacle_gap`` m from the walls) that keeps ``obstacle_gap`` m from the
     obstacles already placed, from every vehicle's body and from the circle of radius
     ``keep_r`` around ``(keep_x, keep_y)`` (the rules' area kept clear; ``keep_r < 0``:
-    none). With no such candidate its row stays empty (radius 0)."""
+    none). With no such candidate its row stays empty (radius 0).
+
+    Every candidate is tested against every row: those not placed yet are empty (cleared
+    here, as :func:`start_obstacles` did), so the test's loop has the same length for all
+    candidates and runs as one vector pass."""
     count = world.n_obstacles
     if count == 0:
         return 0
     obstacles = state.obstacles
+    m = obstacles.shape[1]
+    for o in range(m):
+        obstacles[e, o, 2] = 0.0
     pos = state.position
     gap = world.obstacle_gap
     r_min, r_span = world.obstacle_radius_min, world.obstacle_radius_max - world.obstacle_radius_min
@@ -1278,7 +1285,7 @@ def place_obstacles(e, state, vehicles, world, key, counter, first, keep_x, keep
             x = -room + 2.0 * room * uniform_draw(key, counter, base + 3 * c)
             y = -room + 2.0 * room * uniform_draw(key, counter, base + 3 * c + 1)
             ok = keep_r < 0.0 or length_at_least(x - keep_x, y - keep_y, r + keep_r + gap)
-            ok = ok and apart_from_placed(obstacles[e], o, x, y, r, gap)
+            ok = ok and apart_from_placed(obstacles[e], m, x, y, r, gap)
             for j in range(pos.shape[1]):
                 if ok:
                     ok = length_at_least(
