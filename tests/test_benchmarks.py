@@ -296,6 +296,31 @@ def test_versus_names_a_bad_ref_in_one_line():
     assert "cannot check out --ref no-such-commit-xyz" in r.stderr
 
 
+def test_versus_refuses_an_obstacle_count_no_task_accepts_in_one_line():
+    r = subprocess.run(
+        [sys.executable, "-m", "benchmarks.versus", "--ref", "HEAD", "--n-obstacles", "65"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert r.returncode == 2
+    assert r.stderr.strip().splitlines() == [
+        "python -m benchmarks.versus: error: argument --n-obstacles: expected an integer in "
+        "[0, 64], got '65' (see --help)"
+    ]
+
+
+def test_versus_makes_the_paired_envs_with_the_obstacles_asked_for(tmp_path):
+    """The obstacle count reaches the paired child's envs: a count that only the env's
+    config check refuses (65, given past the command line) stops the child with the env's
+    own error, which ``measure_paired`` raises."""
+    from benchmarks import versus
+
+    parent = versus.copy_renamed(versus.ROOT, tmp_path)
+    with pytest.raises(RuntimeError, match=r"n_obstacles must be an integer in \[0, 64\], got 65"):
+        versus.measure_paired(parent, "vector", 4, 1, "Pursuit-v0", {"n_obstacles": 65})
+
+
 def test_a_quick_run_does_not_replace_the_published_results():
     """Without ``--json``, ``--quick`` writes results_quick.json (git-ignored), never the
     results.json the README quotes."""
