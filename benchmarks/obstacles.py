@@ -50,11 +50,15 @@ def whole_episodes(steps: int, episode_steps: int, at_least_one: bool = False) -
     return episodes * episode_steps
 
 
+def steps_whole_episodes(steps: int, episode_steps: int) -> bool:
+    """Whether a repeat of ``steps`` steps holds a whole number (>= 1) of episodes."""
+    return steps >= episode_steps and steps % episode_steps == 0
+
+
 def times_resets(row: Any) -> bool:
     """Whether the repeats of an obstacles ``row`` each step a whole number of episodes
     (so each times its share of the synchronised resets and their new layouts)."""
-    k, episode = row.extra["steps_per_repeat"], row.extra["episode_steps"]
-    return k >= episode and k % episode == 0
+    return steps_whole_episodes(row.extra["steps_per_repeat"], row.extra["episode_steps"])
 
 
 def prepare(
@@ -82,7 +86,7 @@ def prepare(
     per_step = _loop(venv.step, _uniform(rng, (3, num_envs, 2))) / 3
     episode = venv.unwrapped.config.time_limit
     k = whole_episodes(steps_for(per_step, target_s, 3, 20_000), episode, at_least_one_episode)
-    if k % episode == 0:
+    if steps_whole_episodes(k, episode):
         note = f"{k} steps/repeat; autoresets (new layouts) included"
     else:
         note = f"{k} steps/repeat, under one episode ({episode} steps): no reset timed"

@@ -29,14 +29,14 @@ def test_env_i_of_the_batch_is_the_parallel_env_seeded_seed_plus_i(cfg):
     actions = rng.uniform(-1.5, 1.5, (steps, num_envs, venv.n_agents, 2))
     trace = []
     ended = np.zeros(num_envs, dtype=bool)
-    restarts = 0
+    restarts = np.zeros(num_envs, dtype=int)
     for t in range(steps):
         obs, rew, term, trunc, info = venv.step(actions[t])
         assert not trunc.any()
         trace.append((obs, rew, term, ended.copy(), info["in_game"]))
-        restarts += int(ended.sum())
+        restarts += ended
         ended = info["done"]
-    assert restarts >= num_envs  # every env went through at least one autoreset
+    assert (restarts >= 1).all(), restarts  # every env went through an autoreset
 
     for i in range(num_envs):
         env = team_pursuit_v0.parallel_env(**cfg)
@@ -74,10 +74,10 @@ def test_env_i_of_the_batch_draws_the_parallel_env_seeded_seed_plus_i():
     names = venv.possible_agents
     actions = np.random.default_rng(1).uniform(-1, 1, (steps, num_envs, venv.n_agents, 2))
     ended = np.zeros(num_envs, dtype=bool)
-    restarts = 0
+    restarts = np.zeros(num_envs, dtype=int)
     for t in range(steps):
         _, _, _, _, info = venv.step(actions[t])
-        restarts += int(ended.sum())
+        restarts += ended
         frames = venv.render()
         for i, env in enumerate(singles):
             if ended[i]:  # NEXT_STEP: this step started env i's next episode
@@ -86,7 +86,7 @@ def test_env_i_of_the_batch_draws_the_parallel_env_seeded_seed_plus_i():
                 env.step({n: actions[t, i, names.index(n)] for n in env.agents})
             np.testing.assert_array_equal(frames[i], env.render(), err_msg=f"env {i} t {t}")
         ended = info["done"]
-    assert restarts >= 2 * num_envs  # every env went through autoresets
+    assert (restarts >= 2).all(), restarts  # every env went through autoresets
 
 
 def test_bad_actions_name_the_agent_and_env_and_simulate_nothing():

@@ -1201,8 +1201,14 @@ def start_obstacles(e, state, world):
     first, then :func:`place_obstacles` places the new ones around them); a fixed layout
     stays, and the vehicles' start candidates keep clear of it."""
     if world.n_obstacles > 0:
-        for o in range(state.obstacles.shape[1]):
-            state.obstacles[e, o, 2] = 0.0
+        clear_obstacles(e, state)
+
+
+@engine_kernel
+def clear_obstacles(e, state):
+    """Every obstacle row of environment ``e`` emptied (radius 0)."""
+    for o in range(state.obstacles.shape[1]):
+        state.obstacles[e, o, 2] = 0.0
 
 
 @engine_kernel
@@ -1261,16 +1267,15 @@ def place_obstacles(e, state, vehicles, world, key, counter, first, keep_x, keep
     ``keep_r`` around ``(keep_x, keep_y)`` (the rules' area kept clear; ``keep_r < 0``:
     none). With no such candidate its row stays empty (radius 0).
 
-    Every candidate is tested against every row: those not placed yet are empty (cleared
-    here, as :func:`start_obstacles` did), so the test's loop has the same length for all
-    candidates and runs as one vector pass."""
+    Every candidate is tested against every row: those not placed yet are empty
+    (:func:`clear_obstacles` here, as in :func:`start_obstacles`), so the test's loop has
+    the same length for all candidates and runs as one vector pass."""
     count = world.n_obstacles
     if count == 0:
         return 0
+    clear_obstacles(e, state)
     obstacles = state.obstacles
     m = obstacles.shape[1]
-    for o in range(m):
-        obstacles[e, o, 2] = 0.0
     pos = state.position
     gap = world.obstacle_gap
     r_min, r_span = world.obstacle_radius_min, world.obstacle_radius_max - world.obstacle_radius_min
